@@ -1,0 +1,185 @@
+"""Agent: a command (run in the sandbox, in the workspace, under the budget) and a parser for what it
+printed. Definitions live in agents/<name>.toml so a user adds an agent without touching code.
+
+Built-in kinds:
+  noop     changes nothing
+  oracle   applies the task's reference solution (host side; the solution never enters a sandbox
+           the agent controls)
+  replay   applies a patch file, or the diff.patch files of an earlier run dir
+  command  runs a shell command template in the workspace: the way to plug in any agent CLI
+"""
+from __future__ import annotations
+
+import shlex
+import shutil
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+KINDS = ("noop", "oracle", "replay", "command")
+_KEYS = {"name", "kind", "description", "command", "parser", "env", "install"}
+_ENV_KEYS = {"required", "set"}
+PLACEHOLDERS = ("prompt_file", "workspace", "budget_s", "deadline_epoch", "task_id")
+
+
+class AgentError(ValueError):
+    """An agent definition or option problem: `<file>: <field>: <what is wrong>`."""
+
+    def __init__(self, file, key: str, message: str):
+        super().__init__(f"{file}: {key}: {message}")
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    name: str
+    kind: str
+    description: str = ""
+    command: str | None = None           # shell template with {placeholders}
+    parser: str = "plain"
+    env_required: tuple[str, ...] = ()
+    env_set: dict = field(default_factory=dict)
+    install: str = ""                    # how images install it (documentation for Dockerfiles)
+    source: Path | None = None
+    replay_from: Path | None = None      # replay: a patch file or an earlier run dir
+
+
+@dataclass
+class AttemptContext:
+    """What an agent may know about the attempt."""
+    task_id: str
+    workspace: Path           # host path
+    workspace_in_sandbox: str
+    prompt_file: Path         # host path
+    prompt_in_sandbox: str
+    budget_s: float
+    deadline_epoch: float
+    solution: dict            # rel path -> host Path (oracle only)
+
+
+def default_agents_dir() -> Path:
+    return Path(__file__).resolve().parent.parent / "agents"
+
+
+def load_agent(path: Path) -> AgentSpec:
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise AgentError(path, "file", "not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise AgentError(path, "file", f"not valid TOML: {exc}") from None
+    for key in data:
+        if key not in _KEYS:
+            raise AgentError(path, key, "unknown key")
+    for key in ("name", "kind"):
+        if not isinstance(data.get(key), str):
+            raise AgentError(path, key, "required string is missing")
+    if data["name"] != path.stem:
+        raise AgentError(path, "name", f"{data['name']!r} must match the file name {path.stem!r}")
+    if data["kind"] not in KINDS:
+        raise AgentError(path, "kind", f"{data['kind']!r} is not one of {', '.join(KINDS)}")
+    env = data.get("env", {})
+    if not isinstance(env, dict) or set(env) - _ENV_KEYS:
+        raise AgentError(path, "env", f"must be a table with keys {sorted(_ENV_KEYS)}")
+    command = data.get("command")
+    if command is not None:
+        if not isinstance(command, str):
+            raise AgentError(path, "command", "must be a string (a shell command template)")
+        _check_template(path, command)
+    return AgentSpec(name=data["name"], kind=data["kind"], description=data.get("description", ""),
+                     command=command, parser=data.get("parser", "plain"),
+                     env_required=tuple(env.get("required", [])), env_set=dict(env.get("set", {})),
+                     install=data.get("install", ""), source=path)
+
+
+def _check_template(source, command: str) -> None:
+    try:
+        command.format(**{k: "" for k in PLACEHOLDERS})
+    except (KeyError, IndexError, ValueError) as exc:
+        raise AgentError(source, "command", f"bad placeholder {exc} (known: {', '.join(PLACEHOLDERS)})") from None
+
+
+def list_agents(agents_dir: Path | None = None) -> list[AgentSpec]:
+    return [load_agent(p) for p in sorted(Path(agents_dir or default_agents_dir()).glob("*.toml"))]
+
+
+def resolve_agent(name: str, agents_dir: Path | None = None, command: str | None = None,
+                  replay_from: Path | None = None) -> AgentSpec:
+    """An agent by name (agents/<name>.toml) or by path to a .toml, with run options applied."""
+    path = Path(name) if name.endswith(".toml") else Path(agents_dir or default_agents_dir()) / f"{name}.toml"
+    if not path.is_file():
+        known = ", ".join(a.name for a in list_agents(agents_dir))
+        raise AgentError("--agent", "name", f"no agent {name!r} (known: {known})")
+    spec = load_agent(path)
+    if command is not None:
+        _check_template("--command", command)
+        spec = AgentSpec(**{**spec.__dict__, "command": command})
+    if spec.kind == "command" and not spec.command:
+        raise AgentError(path, "command", "a command agent needs a command (set it here or pass --command)")
+    if spec.kind == "replay":
+        if replay_from is None:
+            raise AgentError("--replay-from", "path", "the replay agent needs --replay-from PATCH_OR_RUN_DIR")
+        if not Path(replay_from).exists():
+            raise AgentError("--replay-from", "path", f"{replay_from} does not exist")
+        spec = AgentSpec(**{**spec.__dict__, "replay_from": Path(replay_from)})
+    return spec
+
+
+def render_command(spec: AgentSpec, ctx: AttemptContext) -> list[str]:
+    values = {"prompt_file": shlex.quote(ctx.prompt_in_sandbox),
+              "workspace": shlex.quote(ctx.workspace_in_sandbox),
+              "budget_s": str(int(ctx.budget_s)), "deadline_epoch": str(int(ctx.deadline_epoch)),
+              "task_id": shlex.quote(ctx.task_id)}
+    return ["/bin/sh", "-c", spec.command.format(**values)]
+
+
+def replay_patch(spec: AgentSpec, task_id: str) -> str | None:
+    """The patch to replay for this task: the file itself, or that task's diff in an earlier run."""
+    source = spec.replay_from
+    if source.is_file():
+        return source.read_text()
+    from .run import attempt_dir_name
+    patch = source / "attempts" / attempt_dir_name(task_id) / "diff.patch"
+    return patch.read_text() if patch.is_file() else None
+
+
+def apply_solution(ctx: AttemptContext) -> None:
+    for rel, src in ctx.solution.items():
+        dest = ctx.workspace / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dest)
+
+
+def build_prompt(task, budget_s: float, deadline_epoch: float, check_command: str) -> str:
+    """What every agent is told: the task, what it may edit, how to check, hidden configs, deadline."""
+    editable = "\n".join(f"- {p}" for p in task.editable)
+    protected = "\n".join(f"- {p}" for p in sorted(task.files) if p not in task.editable)
+    return f"""# Task {task.id} ({task.category})
+
+{task.description}
+
+Optimise the kernel for speed while keeping it correct. Read README.md in this workspace first.
+
+## You may edit only
+{editable}
+
+Every other file is protected: edits to them are recorded as violations and ignored, and the
+evaluator uses pristine copies of them. Do not create result files; nothing you print is read.
+
+## Protected files
+{protected}
+- task.toml
+
+## Checking your work
+The configurations you can see are in `{task.seen_file.name}`. Check correctness and speed on them:
+
+    {check_command}
+
+The final evaluation also runs hidden configurations you have not seen (other sizes: odd,
+non-power-of-two, larger and smaller), so the kernel must be correct for any valid shape. Do not
+special-case the visible shapes.
+
+## Deadline
+You have {int(budget_s)} seconds of wall-clock time (until unix time {int(deadline_epoch)}). Your
+process is stopped at the deadline; the files as they are then are evaluated.
+"""

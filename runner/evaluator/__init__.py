@@ -1,0 +1,1 @@
+"""The evaluator: runs inside evaluation containers with only torch/triton/numpy available."""

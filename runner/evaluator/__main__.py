@@ -1,0 +1,48 @@
+"""python -m runner.evaluator TASK_DIR [--candidate DIR] --device D --out FILE
+
+Runs in a process of its own (and, with the docker backend, a container of its own); the host reads
+only the JSON written to --out. Also the agent's self-check inside its workspace: with --split seen
+it evaluates the workspace's own editable files on the seen configs.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..result import write_json
+from ..task import TaskError, load_task
+from .harness import evaluate
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m runner.evaluator")
+    parser.add_argument("task_dir", type=Path)
+    parser.add_argument("--tasks-root", type=Path, default=None)
+    parser.add_argument("--candidate", type=Path, default=None,
+                        help="folder holding the candidate's editable files (default: the task as shipped)")
+    parser.add_argument("--workspace", action="store_true",
+                        help="TASK_DIR is an agent workspace: check its own files on the seen configs")
+    parser.add_argument("--device", choices=("cuda", "rocm", "cpu"), required=True)
+    parser.add_argument("--split", choices=("seen", "unseen", "both"), default="both")
+    parser.add_argument("--no-timing", action="store_true")
+    parser.add_argument("--out", type=Path, default=None, help="write the evaluation JSON here")
+    args = parser.parse_args(argv)
+    try:
+        task = load_task(args.task_dir, args.tasks_root, workspace_view=args.workspace)
+    except TaskError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    splits = ("seen", "unseen") if args.split == "both" else (args.split,)
+    evaluation = evaluate(task, args.candidate, args.device, splits, measure=not args.no_timing)
+    if args.out:
+        write_json(args.out, evaluation.to_dict())
+    else:
+        json.dump(evaluation.to_dict(), sys.stdout, indent=2)
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+"""Turn a candidate tree into a callable kernel: compile .cu/.hip with the vendor compiler, or import
+a Triton module. Needs torch only for the calling side; compiling needs only the compiler.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+COMPILE_TIMEOUT_S = 600
+
+
+class CompileError(RuntimeError):
+    """The candidate did not build or import; the message is the compiler's or importer's log."""
+
+
+def find_compiler(language: str) -> str:
+    name, env, fallbacks = {
+        "cuda": ("nvcc", "GAUNTLET_NVCC", ["/usr/local/cuda/bin/nvcc"]),
+        "hip": ("hipcc", "GAUNTLET_HIPCC", ["/opt/rocm/bin/hipcc"]),
+    }[language]
+    for candidate in (os.environ.get(env), shutil.which(name), *fallbacks):
+        if candidate and Path(candidate).exists():
+            return candidate
+    raise CompileError(f"{name} not found (set {env} or put it on PATH)")
+
+
+def compile_command(language: str, source: Path, output: Path, arch: str, flags=()) -> list[str]:
+    """The harness owns the base flags; a task may only add to them."""
+    if language == "cuda":
+        return [find_compiler("cuda"), "-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC",
+                f"-arch={arch}", *flags, "-o", str(output), str(source)]
+    if language == "hip":
+        return [find_compiler("hip"), "-O3", "-std=c++17", "-shared", "-fPIC",
+                f"--offload-arch={arch}", *flags, "-o", str(output), str(source)]
+    raise ValueError(f"{language} is not a compiled language")
+
+
+def compile_native(language: str, tree: Path, entry: str, arch: str, flags=(),
+                   out_dir: Path | None = None) -> tuple[Path, str]:
+    """Compile tree/entry into a shared library; returns (library, log). Raises CompileError."""
+    source = tree / entry
+    if not source.is_file():
+        raise CompileError(f"{entry}: file not found")
+    digest = hashlib.sha256(source.read_bytes() + repr((language, arch, flags)).encode()).hexdigest()[:16]
+    out_dir = out_dir or tree / ".build"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    library = out_dir / f"{Path(entry).stem}-{digest}.so"
+    cmd = compile_command(language, source, library, arch, flags)
+    try:
+        proc = subprocess.run(cmd, cwd=tree, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise CompileError(f"compiler timed out after {COMPILE_TIMEOUT_S} s") from None
+    log = " ".join(cmd) + "\n" + proc.stdout + proc.stderr
+    if proc.returncode != 0 or not library.is_file():
+        raise CompileError(log)
+    return library, log
+
+
+def import_module(path: Path, name: str):
+    """Import a candidate/reference file under a fresh module name, with its folder importable."""
+    if not path.is_file():
+        raise CompileError(f"{path.name}: file not found")
+    folder = str(path.parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except BaseException as exc:  # a candidate may raise anything, SystemExit included
+        raise CompileError(f"importing {path.name} failed: {type(exc).__name__}: {exc}") from None
+    return module
+
+
+@dataclass
+class Kernel:
+    """A callable under test. `prepare` makes per-call state outside any timed region; `run` is timed."""
+    name: str
+    python_fn: object = None        # Python kernels and the PyTorch reference
+    native_fn: object = None        # ctypes function of a compiled kernel
+    keepalive: object = None        # the CDLL, so the library stays loaded
+
+    def prepare(self, args: list, expected_like):
+        """Native kernels get harness-allocated outputs, poisoned so unwritten elements fail."""
+        if self.native_fn is None:
+            return None
+        import torch
+        like = expected_like if isinstance(expected_like, (tuple, list)) else (expected_like,)
+        outs = [torch.empty_like(t, memory_format=torch.contiguous_format) for t in like]
+        for out in outs:
+            poison(out)
+        return outs
+
+    def run(self, args: list, state):
+        if self.native_fn is None:
+            return self.python_fn(*args)
+        import torch
+        c_args = [to_c(a) for a in args] + [ctypes.c_void_p(o.data_ptr()) for o in state]
+        stream = torch.cuda.current_stream().cuda_stream if torch.cuda.is_available() else 0
+        rc = self.native_fn(*c_args, ctypes.c_void_p(stream))
+        if rc != 0:
+            raise RuntimeError(f"{self.name}: launch returned {rc}")
+        return state[0] if len(state) == 1 else tuple(state)
+
+
+def poison(tensor) -> None:
+    """NaN for floats, an unlikely pattern for integers: a kernel that skips elements shows."""
+    if tensor.is_floating_point():
+        tensor.fill_(float("nan"))
+    elif tensor.dtype.is_signed:
+        tensor.fill_(-0x5A5A)
+    else:
+        tensor.fill_(1)
+
+
+def to_c(value):
+    import torch
+    if isinstance(value, torch.Tensor):
+        return ctypes.c_void_p(value.data_ptr())
+    if isinstance(value, bool):
+        return ctypes.c_int64(int(value))
+    if isinstance(value, int):
+        return ctypes.c_int64(value)
+    if isinstance(value, float):
+        return ctypes.c_float(value)
+    raise TypeError(f"cannot pass {type(value).__name__} to a C kernel")
+
+
+def load_native(library: Path, symbol: str, name: str) -> Kernel:
+    try:
+        lib = ctypes.CDLL(str(library))
+        fn = getattr(lib, symbol)
+    except (OSError, AttributeError) as exc:
+        raise CompileError(f"loading {library.name}: {exc}") from None
+    fn.restype = ctypes.c_int
+    return Kernel(name=name, native_fn=fn, keepalive=lib)
+
+
+def load_python(path: Path, symbol: str, name: str) -> Kernel:
+    module = import_module(path, f"gauntlet_{name}_{abs(hash(str(path)))}")
+    fn = getattr(module, symbol, None)
+    if not callable(fn):
+        raise CompileError(f"{path.name} defines no callable {symbol!r}")
+    return Kernel(name=name, python_fn=fn)
+
+
+def device_arch(device: str) -> str:
+    """The compile target of the GPU in use: sm_XY on NVIDIA, gfxNNN on AMD."""
+    import torch
+    props = torch.cuda.get_device_properties(0)
+    if device == "rocm":
+        return props.gcnArchName.split(":")[0]
+    return f"sm_{props.major}{props.minor}"

@@ -1,0 +1,135 @@
+"""Result: the typed records an attempt produces, and their JSON form.
+
+Standard library only (the evaluator writes these inside containers).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+STATUSES = ("ok", "agent_timeout", "agent_error", "infra_error")
+
+
+@dataclass
+class ConfigResult:
+    """One config of one split: did the candidate match the reference, and how fast were both."""
+    config: str
+    split: str                       # seen | unseen
+    params: dict
+    correct: bool
+    max_abs_err: float | None = None
+    error: str | None = None         # why it is not correct, in one line
+    baseline_correct: bool | None = None
+    baseline_ms: float | None = None
+    candidate_ms: float | None = None
+    speedup: float | None = None     # baseline_ms / candidate_ms, only when correct
+
+
+@dataclass
+class Evaluation:
+    """What the evaluator reports for one candidate on one device."""
+    device: str
+    compiled: bool
+    compile_log: str = ""
+    configs: list[ConfigResult] = field(default_factory=list)
+    timing_meaningful: bool = True
+    timing_method: str = ""
+    error: str | None = None         # an evaluator failure not tied to one config
+
+    def split(self, name: str) -> list[ConfigResult]:
+        return [c for c in self.configs if c.split == name]
+
+    def correct(self, split: str) -> bool:
+        rows = self.split(split)
+        return self.compiled and bool(rows) and all(c.correct for c in rows)
+
+    def speedup(self, split: str) -> float | None:
+        """Geometric mean over the split's configs of baseline_ms / candidate_ms; None unless correct."""
+        if not self.correct(split):
+            return None
+        ratios = [c.speedup for c in self.split(split)]
+        if not ratios or any(r is None or r <= 0 for r in ratios):
+            return None
+        return math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Evaluation":
+        configs = [ConfigResult(**c) for c in data.get("configs", [])]
+        return cls(**{**_known(cls, data), "configs": configs})
+
+
+@dataclass
+class AttemptResult:
+    """result.json of one attempt (one agent on one task)."""
+    task: str
+    category: str
+    agent: str
+    device: str
+    status: str                      # one of STATUSES
+    compiled: bool = False
+    correct_seen: bool = False
+    correct_unseen: bool = False
+    speedup_seen: float | None = None
+    speedup_unseen: float | None = None
+    changed_files: list[str] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    configs: list[ConfigResult] = field(default_factory=list)
+    agent_seconds: float | None = None
+    agent_exit_code: int | None = None
+    eval_seconds: float | None = None
+    timing_meaningful: bool = True
+    timing_method: str = ""
+    compile_log: str = ""
+    error: str | None = None
+    started: str = ""
+    finished: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "AttemptResult":
+        configs = [ConfigResult(**c) for c in data.get("configs", [])]
+        return cls(**{**_known(cls, data), "configs": configs})
+
+    def apply(self, evaluation: Evaluation) -> None:
+        self.compiled = evaluation.compiled
+        self.correct_seen = evaluation.correct("seen")
+        self.correct_unseen = evaluation.correct("unseen")
+        self.speedup_seen = evaluation.speedup("seen")
+        self.speedup_unseen = evaluation.speedup("unseen")
+        self.configs = evaluation.configs
+        self.timing_meaningful = evaluation.timing_meaningful
+        self.timing_method = evaluation.timing_method
+        self.compile_log = evaluation.compile_log[-4000:]
+        if evaluation.error:
+            self.error = evaluation.error
+
+
+def _known(cls, data: dict) -> dict:
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in data.items() if k in names}
+
+
+def write_json(path: Path, data: dict) -> None:
+    """Atomic write: a reader (or a resumed run) never sees half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w") as fh:
+        json.dump(data, fh, indent=2, sort_keys=False, default=str)
+        fh.write("\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def read_json(path: Path) -> dict:
+    return json.loads(Path(path).read_text())

@@ -1,0 +1,318 @@
+"""Run: a set of attempts (one agent x each selected task) in a run dir, resumable.
+
+run_dir/
+  manifest.json                  agent, options, device, versions, suite commit, start/end
+  attempts/<category>__<name>/
+    workspace/                   the agent's git-initialised workspace
+    record.git/                  baseline and final commits, outside the agent's reach
+    agent/prompt.md stdout.log stderr.log
+    candidate/                   only the editable files, as handed to the evaluator
+    evaluation.json              what the evaluator wrote
+    diff.patch                   the agent's changes against the task as shipped
+    result.json                  written last: its presence means the attempt is finished
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import __version__
+from .agent import AgentSpec, AttemptContext, apply_solution, build_prompt, render_command, replay_patch
+from .result import AttemptResult, Evaluation, read_json, write_json
+from .sandbox import Mount, SandboxSpec, open_sandbox
+from .task import Task, default_tasks_root
+from .workspace import Workspace, apply_patch
+
+EVAL_TIMEOUT_S = 1800
+AGENT_GRACE_S = 10
+
+
+class RunError(RuntimeError):
+    """A run-level problem the user can act on (one line)."""
+
+
+@dataclass
+class RunOptions:
+    agent: AgentSpec
+    device: str
+    backend: str = "local"
+    budget_s: float = 1800.0
+    eval_timeout_s: float = EVAL_TIMEOUT_S
+    tasks_root: Path = field(default_factory=default_tasks_root)
+
+    def identity(self) -> dict:
+        """What must match for --resume to continue a run rather than start a different one."""
+        return {"agent": self.agent.name, "agent_command": self.agent.command, "device": self.device,
+                "backend": self.backend, "budget_s": self.budget_s}
+
+
+def parse_duration(text: str) -> float:
+    """'90' / '90s' / '30m' / '1h30m' -> seconds."""
+    match = re.fullmatch(r"\s*(?:(\d+(?:\.\d+)?)h)?\s*(?:(\d+(?:\.\d+)?)m)?\s*(?:(\d+(?:\.\d+)?)s?)?\s*", text)
+    if not text.strip() or not match or not any(match.groups()):
+        raise ValueError(f"{text!r} is not a duration (examples: 600, 90s, 30m, 1h)")
+    h, m, s = (float(g) if g else 0.0 for g in match.groups())
+    return h * 3600 + m * 60 + s
+
+
+def detect_device() -> str:
+    """cuda if an NVIDIA GPU answers, rocm if an AMD one does, else cpu. Never imports torch."""
+    def answers(cmd: list[str]) -> bool:
+        if not shutil.which(cmd[0]):
+            return False
+        try:
+            return subprocess.run(cmd, capture_output=True, timeout=20).returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+    if answers(["nvidia-smi", "-L"]):
+        return "cuda"
+    if Path("/dev/kfd").exists() and answers(["rocminfo"]):
+        return "rocm"
+    return "cpu"
+
+
+def attempt_dir_name(task_id: str) -> str:
+    return task_id.replace("/", "__")
+
+
+def now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def suite_commit(repo_root: Path) -> str | None:
+    try:
+        out = subprocess.run(["git", "-C", str(repo_root), "rev-parse", "HEAD"], capture_output=True,
+                             text=True, timeout=10)
+        dirty = subprocess.run(["git", "-C", str(repo_root), "status", "--porcelain", "--", "tasks", "runner"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return out.stdout.strip() + ("-dirty" if dirty else "") if out.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def versions(device: str) -> dict:
+    """Versions of what shapes the numbers; torch/triton asked of a subprocess (never imported here)."""
+    info = {"gauntlet": __version__, "python": platform.python_version(), "platform": platform.platform()}
+    probe = ("import json,torch\nv={'torch':torch.__version__}\n"
+             "try:\n import triton; v['triton']=triton.__version__\nexcept Exception: pass\n"
+             "if torch.cuda.is_available():\n p=torch.cuda.get_device_properties(0); v['gpu']=p.name\n"
+             " v['cuda']=torch.version.cuda; v['hip']=getattr(torch.version,'hip',None)\n"
+             "print(json.dumps(v))")
+    try:
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+        if out.returncode == 0:
+            import json
+            info.update(json.loads(out.stdout.strip().splitlines()[-1]))
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        pass
+    for tool in ("nvcc", "hipcc"):
+        path = shutil.which(tool)
+        if path:
+            try:
+                text = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
+                info[tool] = (re.findall(r"release [\d.]+|HIP version: [\w.\-]+", text) or [text.strip()[-60:]])[0]
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+    return info
+
+
+class Run:
+    def __init__(self, run_dir: Path, options: RunOptions, tasks: list[Task], resume: bool = False):
+        self.dir = Path(run_dir)
+        self.options = options
+        self.tasks = tasks
+        self.manifest_path = self.dir / "manifest.json"
+        if self.manifest_path.exists():
+            if not resume:
+                raise RunError(f"{self.dir}: already holds a run; pass --resume to continue it or choose another --out")
+            previous = read_json(self.manifest_path)
+            if previous.get("options") != options.identity():
+                raise RunError(f"{self.manifest_path}: options: this run was started with "
+                               f"{previous.get('options')}; --resume needs the same options")
+            self.manifest = previous
+        else:
+            self.manifest = {"options": options.identity(), "started": now(), "finished": None,
+                             "tasks": [t.id for t in tasks], "suite_commit": suite_commit(options.tasks_root.parent),
+                             "versions": versions(options.device), "runs": []}
+        self.manifest["tasks"] = sorted(set(self.manifest.get("tasks", [])) | {t.id for t in tasks})
+        self.manifest["runs"] = self.manifest.get("runs", []) + [{"started": now(), "argv": sys.argv}]
+        write_json(self.manifest_path, self.manifest)
+
+    def attempt_dir(self, task: Task) -> Path:
+        return self.dir / "attempts" / attempt_dir_name(task.id)
+
+    def finished(self, task: Task) -> bool:
+        return (self.attempt_dir(task) / "result.json").is_file()
+
+    def pending(self) -> list[Task]:
+        return [t for t in self.tasks if not self.finished(t)]
+
+    def close(self) -> None:
+        self.manifest["finished"] = now()
+        write_json(self.manifest_path, self.manifest)
+
+    def attempt(self, task: Task) -> AttemptResult:
+        """One attempt from scratch; writes result.json last (a killed attempt is simply redone)."""
+        adir = self.attempt_dir(task)
+        if adir.exists():
+            shutil.rmtree(adir)  # an unfinished attempt from a killed run
+        adir.mkdir(parents=True)
+        result = AttemptResult(task=task.id, category=task.category, agent=self.options.agent.name,
+                               device=self.options.device, status="ok", started=now())
+        try:
+            self._agent_phase(task, adir, result)
+            self._evaluate(task, adir, result)
+        except Exception as exc:  # infrastructure: recorded, and the run goes on
+            result.status = "infra_error"
+            result.error = f"{type(exc).__name__}: {exc}"
+        result.finished = now()
+        write_json(adir / "result.json", result.to_dict())
+        return result
+
+    # -- agent phase -----------------------------------------------------------------------------
+    def _agent_phase(self, task: Task, adir: Path, result: AttemptResult) -> None:
+        workspace = Workspace(adir / "workspace", task)
+        workspace.prepare()
+        agent_dir = adir / "agent"
+        agent_dir.mkdir()
+        spec, budget = self.options.agent, self.options.budget_s
+        deadline = time.time() + budget
+        sandbox = open_sandbox(self.options.backend, SandboxSpec(
+            role="agent", platform=self.options.device, workdir=workspace.path,
+            mounts=(Mount(agent_dir, "/gauntlet/agent", read_only=True),),
+            env={"GAUNTLET_DEADLINE_EPOCH": str(int(deadline)), "GAUNTLET_BUDGET_S": str(int(budget))},
+            labels={"gauntlet.task": task.id, "gauntlet.run": str(self.dir.resolve())}))
+        try:
+            prompt_path = agent_dir / "prompt.md"
+            check = (f"python3 -m runner.evaluator {sandbox.path(workspace.path)} --workspace "
+                     f"--device {self.options.device} --split seen")
+            prompt_path.write_text(build_prompt(task, budget, deadline, check))
+            ctx = AttemptContext(task_id=task.id, workspace=workspace.path,
+                                 workspace_in_sandbox=sandbox.path(workspace.path), prompt_file=prompt_path,
+                                 prompt_in_sandbox=sandbox.path(prompt_path), budget_s=budget,
+                                 deadline_epoch=deadline, solution=task.solution_files())
+            started = time.monotonic()
+            if spec.kind == "oracle":
+                if not ctx.solution:
+                    raise RuntimeError(f"{task.id} has no solution for the oracle")
+                apply_solution(ctx)
+            elif spec.kind == "replay":
+                patch = replay_patch(spec, task.id)
+                if patch is None:
+                    raise RuntimeError(f"{spec.replay_from} holds no diff for {task.id}")
+                apply_patch(workspace.path, patch)
+            elif spec.kind == "command":
+                outcome = sandbox.exec(render_command(spec, ctx), timeout=budget, grace=AGENT_GRACE_S,
+                                       env=spec.env_set, stdout=agent_dir / "stdout.log",
+                                       stderr=agent_dir / "stderr.log")
+                result.agent_exit_code = outcome.returncode
+                if outcome.timed_out:
+                    result.status = "agent_timeout"
+                elif outcome.returncode != 0:
+                    result.status = "agent_error"
+            result.agent_seconds = round(time.monotonic() - started, 3)
+        finally:
+            sandbox.stop()  # every process of the agent is dead before anything is read
+        changes = workspace.finalize(adir / "record.git")
+        result.changed_files, result.violations = changes.changed_files, changes.violations
+        (adir / "diff.patch").write_text(changes.patch)
+
+    # -- evaluation phase ------------------------------------------------------------------------
+    def _evaluate(self, task: Task, adir: Path, result: AttemptResult) -> None:
+        candidate = adir / "candidate"
+        if candidate.exists():
+            shutil.rmtree(candidate)
+        candidate.mkdir()
+        for rel in task.editable:  # deny by default: nothing else crosses over
+            src = adir / "workspace" / rel
+            if src.is_file() and not src.is_symlink():
+                (candidate / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src, candidate / rel)
+        evaluation = evaluate_candidate(task, candidate, adir, self.options)
+        result.apply(evaluation)
+        result.eval_seconds = evaluation_seconds(adir)
+
+
+def evaluate_candidate(task: Task, candidate: Path, adir: Path, options: RunOptions) -> Evaluation:
+    """Run the evaluator in a fresh sandbox of its own; read back only its JSON."""
+    eval_dir = adir / "eval"
+    if eval_dir.exists():
+        shutil.rmtree(eval_dir)
+    eval_dir.mkdir()
+    root = options.tasks_root.resolve()
+    repo = Path(__file__).resolve().parent.parent
+    sandbox = open_sandbox(options.backend, SandboxSpec(
+        role="eval", platform=options.device, workdir=eval_dir, workdir_target="/eval",
+        mounts=(Mount(root, "/gauntlet/tasks"), Mount(candidate, "/gauntlet/candidate")),
+        env={"PYTHONPATH": str(repo)} if options.backend == "local" else {},
+        labels={"gauntlet.task": task.id}))
+    out = eval_dir / "evaluation.json"
+    task_in = sandbox.path(task.root)
+    argv = [sys.executable if options.backend == "local" else "python3", "-m", "runner.evaluator", task_in,
+            "--tasks-root", sandbox.path(root), "--candidate", sandbox.path(candidate),
+            "--device", options.device, "--out", sandbox.path(out)]
+    started = time.monotonic()
+    try:
+        outcome = sandbox.exec(argv, timeout=options.eval_timeout_s, grace=5,
+                               stdout=eval_dir / "stdout.log", stderr=eval_dir / "stderr.log")
+    finally:
+        sandbox.stop()
+    (eval_dir / "seconds").write_text(f"{time.monotonic() - started:.3f}\n")
+    if outcome.timed_out:
+        return Evaluation(device=options.device, compiled=False,
+                          error=f"evaluation exceeded {options.eval_timeout_s:.0f} s and was killed")
+    if outcome.returncode != 0 or not out.is_file():
+        tail = (eval_dir / "stderr.log").read_text(errors="replace")[-2000:]
+        return Evaluation(device=options.device, compiled=False,
+                          error=f"evaluator exited with {outcome.returncode}: {tail.strip()}")
+    evaluation = Evaluation.from_dict(read_json(out))
+    shutil.copyfile(out, adir / "evaluation.json")
+    return evaluation
+
+
+def evaluation_seconds(adir: Path) -> float | None:
+    try:
+        return float((adir / "eval" / "seconds").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def reevaluate(run_dir: Path, options: RunOptions, tasks: dict[str, Task], progress=None) -> list[AttemptResult]:
+    """`gauntlet eval`: rebuild each attempt's candidate from its saved diff.patch and evaluate again."""
+    results = []
+    for result_path in sorted(Path(run_dir).glob("attempts/*/result.json")):
+        adir = result_path.parent
+        old = AttemptResult.from_dict(read_json(result_path))
+        task = tasks.get(old.task)
+        if task is None:
+            continue
+        scratch = adir / "reeval-workspace"
+        ws = Workspace(scratch, task)
+        ws.prepare()
+        apply_patch(scratch, (adir / "diff.patch").read_text())
+        candidate = adir / "candidate"
+        shutil.rmtree(candidate, ignore_errors=True)
+        candidate.mkdir()
+        for rel in task.editable:
+            if (scratch / rel).is_file():
+                (candidate / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(scratch / rel, candidate / rel)
+        shutil.rmtree(scratch)
+        evaluation = evaluate_candidate(task, candidate, adir, options)
+        old.device = options.device
+        old.error = None if old.status != "infra_error" else old.error
+        old.apply(evaluation)
+        old.eval_seconds = evaluation_seconds(adir)
+        write_json(result_path, old.to_dict())
+        results.append(old)
+        if progress:
+            progress(old)
+    return results

@@ -1,0 +1,353 @@
+"""Task: one folder under tasks/<category>/<name>/ described by task.toml.
+
+Standard library only: the evaluator imports this inside containers that have torch but not the
+host's CLI dependencies.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+CATEGORIES = ("hip2hip", "torch2hip", "cuda2cuda", "torch2cuda", "triton2triton", "torch2triton")
+PLATFORMS = ("cuda", "rocm", "cpu")
+LANGUAGE_BY_TARGET = {"hip": "hip", "cuda": "cuda", "triton": "triton"}
+
+_TOP_KEYS = {"id", "category", "platforms", "description", "extends", "workspace", "candidate",
+             "reference", "configs", "tolerance", "solution"}
+_TABLE_KEYS = {
+    "workspace": {"files", "editable"},
+    "candidate": {"entry", "symbol", "compile_flags"},
+    "reference": {"module"},
+    "configs": {"seen", "hidden"},
+    "solution": {"dir"},
+}
+_REQUIRED = ("id", "category", "platforms", "description", "workspace.files", "workspace.editable",
+             "candidate.entry", "candidate.symbol", "reference.module", "configs.seen")
+_TOLERANCE_DTYPES = {"float64", "float32", "float16", "bfloat16", "int32", "int64", "bool"}
+
+
+class TaskError(ValueError):
+    """A task definition problem, worded as `<file>: <field>: <what is wrong>`."""
+
+    def __init__(self, file: Path | str, key: str, message: str):
+        self.file, self.key = str(file), key
+        super().__init__(f"{file}: {key}: {message}")
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    atol: float
+    rtol: float
+
+
+# Defaults follow KernelBench's dtype split, a little looser for fp32 reductions whose order differs.
+DEFAULT_TOLERANCES = {
+    "float64": Tolerance(1e-7, 1e-7),
+    "float32": Tolerance(1e-4, 1e-4),
+    "float16": Tolerance(1e-2, 1e-2),
+    "bfloat16": Tolerance(2e-2, 2e-2),
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    name: str
+    split: str  # "seen" or "unseen"
+    params: dict
+
+    def describe(self) -> str:
+        return ", ".join(f"{k}={v}" for k, v in self.params.items())
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str
+    category: str
+    platforms: tuple[str, ...]
+    description: str
+    root: Path                       # the task's own folder
+    files: dict[str, Path]           # workspace path -> absolute source (may live in the base task)
+    editable: tuple[str, ...]
+    entry: str
+    symbol: str
+    compile_flags: tuple[str, ...]
+    reference: Path
+    seen_file: Path
+    hidden_file: Path | None         # None only in an agent's workspace view of the task
+    tolerances: dict[str, Tolerance]
+    solution_dir: Path | None
+    bases: tuple[Path, ...] = field(default=())  # folders of extended tasks, nearest first
+
+    @property
+    def source(self) -> str:
+        return self.category.split("2")[0]
+
+    @property
+    def language(self) -> str:
+        return LANGUAGE_BY_TARGET[self.category.split("2")[1]]
+
+    @property
+    def baseline_is_reference(self) -> bool:
+        """PyTorch->X tasks are measured against the PyTorch reference, X->X against the original."""
+        return self.source == "torch"
+
+    def tolerance(self, dtype: str) -> Tolerance:
+        return self.tolerances.get(dtype) or DEFAULT_TOLERANCES.get(dtype) or Tolerance(0.0, 0.0)
+
+    def configs(self, split: str) -> list[Config]:
+        if split == "seen":
+            return load_configs(self.seen_file, "seen")
+        if split == "unseen":
+            return load_configs(self.hidden_file, "unseen") if self.hidden_file else []
+        raise ValueError(f"unknown split {split!r}")
+
+    def resolve(self, relpath: str) -> Path:
+        """A path of this task, looked up in this folder first, then in the extended tasks."""
+        for folder in (self.root, *self.bases):
+            candidate = folder / relpath
+            if candidate.exists():
+                return candidate
+        return self.root / relpath
+
+    def solution_files(self) -> dict[str, Path]:
+        if self.solution_dir is None:
+            return {}
+        return {p.relative_to(self.solution_dir).as_posix(): p
+                for p in sorted(self.solution_dir.rglob("*")) if p.is_file()}
+
+
+def load_configs(path: Path, split: str) -> list[Config]:
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise TaskError(path, "config", f"cannot read: {exc}") from None
+    unknown = set(data) - {"config"}
+    if unknown:
+        raise TaskError(path, sorted(unknown)[0], "unknown key (expected [[config]] tables)")
+    entries = data.get("config")
+    if not isinstance(entries, list) or not entries:
+        raise TaskError(path, "config", "needs at least one [[config]] table")
+    configs, names = [], set()
+    for i, entry in enumerate(entries):
+        name = entry.get("name")
+        if not isinstance(name, str) or not name:
+            raise TaskError(path, f"config[{i}].name", "missing or not a string")
+        if name in names:
+            raise TaskError(path, f"config[{i}].name", f"duplicate name {name!r}")
+        for key, value in entry.items():
+            if not isinstance(value, (str, int, float, bool)):
+                raise TaskError(path, f"config[{i}].{key}", "must be a scalar")
+        names.add(name)
+        configs.append(Config(name=name, split=split,
+                              params={k: v for k, v in entry.items() if k != "name"}))
+    return configs
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise TaskError(path, "task.toml", "file not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise TaskError(path, "task.toml", f"not valid TOML: {exc}") from None
+
+
+def _merged(path: Path, tasks_root: Path, seen: tuple[Path, ...] = ()) -> tuple[dict, tuple[Path, ...]]:
+    """task.toml with `extends` applied: tables merge key by key, the extending task wins."""
+    data = _read_toml(path)
+    base_id = data.get("extends")
+    if base_id is None:
+        return data, ()
+    if not isinstance(base_id, str):
+        raise TaskError(path, "extends", "must be a task id string")
+    base_dir = (tasks_root / base_id).resolve()
+    if not base_dir.is_relative_to(tasks_root.resolve()) or not (base_dir / "task.toml").is_file():
+        raise TaskError(path, "extends", f"no task {base_id!r} under {tasks_root}")
+    if base_dir in seen:
+        raise TaskError(path, "extends", "circular extends")
+    base, base_bases = _merged(base_dir / "task.toml", tasks_root, seen + (path.parent.resolve(),))
+    merged = {k: v for k, v in base.items() if k not in ("id", "category", "extends")}
+    for key, value in data.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **value}
+        else:
+            merged[key] = value
+    return merged, (base_dir, *base_bases)
+
+
+def _get(data: dict, dotted: str):
+    node = data
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _relpath(path: Path, key: str, value) -> str:
+    if not isinstance(value, str) or not value:
+        raise TaskError(path, key, "must be a non-empty relative path string")
+    pure = PurePosixPath(value)
+    if pure.is_absolute() or ".." in pure.parts:
+        raise TaskError(path, key, f"{value!r} escapes the task folder")
+    return pure.as_posix()
+
+
+def _str_list(path: Path, key: str, value) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise TaskError(path, key, "must be a list of strings")
+    return value
+
+
+def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bool = False) -> Task:
+    """Load and validate one task folder. Raises TaskError naming the file and field.
+
+    `workspace_view` accepts the task.toml written into an agent's workspace, which names no
+    hidden configs and no solution."""
+    task_dir = Path(task_dir).resolve()
+    tasks_root = Path(tasks_root).resolve() if tasks_root else task_dir.parent.parent
+    path = task_dir / "task.toml"
+    own = _read_toml(path)
+    for key in own:
+        if key not in _TOP_KEYS:
+            raise TaskError(path, key, "unknown key")
+    for table, allowed in _TABLE_KEYS.items():
+        if table in own:
+            if not isinstance(own[table], dict):
+                raise TaskError(path, table, "must be a table")
+            for key in own[table]:
+                if key not in allowed:
+                    raise TaskError(path, f"{table}.{key}", "unknown key")
+    data, bases = _merged(path, tasks_root)
+    for key in _REQUIRED:
+        if _get(data, key) is None:
+            raise TaskError(path, key, "required key is missing")
+
+    category = data["category"]
+    if category not in CATEGORIES:
+        raise TaskError(path, "category", f"{category!r} is not one of {', '.join(CATEGORIES)}")
+    expected_id = f"{task_dir.parent.name}/{task_dir.name}"
+    if not workspace_view and data["id"] != expected_id:
+        raise TaskError(path, "id", f"{data['id']!r} must be {expected_id!r} (category/folder)")
+    if not workspace_view and task_dir.parent.name != category:
+        raise TaskError(path, "category", f"{category!r} but the task lives under {task_dir.parent.name}/")
+    platforms = _str_list(path, "platforms", data["platforms"])
+    for p in platforms:
+        if p not in PLATFORMS:
+            raise TaskError(path, "platforms", f"{p!r} is not one of {', '.join(PLATFORMS)}")
+    if not isinstance(data["description"], str):
+        raise TaskError(path, "description", "must be a string")
+
+    folders = (task_dir, *bases)
+
+    def find(key: str, rel: str) -> Path:
+        for folder in folders:
+            if (folder / rel).is_file():
+                return folder / rel
+        raise TaskError(path, key, f"file {rel!r} not found")
+
+    files = {}
+    for i, value in enumerate(_str_list(path, "workspace.files", data["workspace"]["files"])):
+        rel = _relpath(path, f"workspace.files[{i}]", value)
+        files[rel] = find(f"workspace.files[{i}]", rel)
+    editable = [_relpath(path, f"workspace.editable[{i}]", v)
+                for i, v in enumerate(_str_list(path, "workspace.editable", data["workspace"]["editable"]))]
+    if not editable:
+        raise TaskError(path, "workspace.editable", "at least one editable path is required")
+
+    entry = _relpath(path, "candidate.entry", data["candidate"]["entry"])
+    symbol = data["candidate"]["symbol"]
+    if not isinstance(symbol, str) or not symbol.isidentifier():
+        raise TaskError(path, "candidate.symbol", "must be an identifier")
+    flags = tuple(_str_list(path, "candidate.compile_flags", data["candidate"].get("compile_flags", [])))
+    reference_rel = _relpath(path, "reference.module", data["reference"]["module"])
+    reference = find("reference.module", reference_rel)
+    seen_rel = _relpath(path, "configs.seen", data["configs"]["seen"])
+    seen_file = find("configs.seen", seen_rel)
+    if "hidden" in data["configs"] or not workspace_view:
+        if workspace_view:
+            raise TaskError(path, "configs.hidden", "a workspace view names no hidden configs")
+        if "hidden" not in data["configs"]:
+            raise TaskError(path, "configs.hidden", "required key is missing")
+        hidden_rel = _relpath(path, "configs.hidden", data["configs"]["hidden"])
+        hidden_file = find("configs.hidden", hidden_rel)
+    else:
+        hidden_rel, hidden_file = "", None
+    solution_rel = None
+    solution_dir = None
+    if "solution" in data:
+        solution_rel = _relpath(path, "solution.dir", data["solution"].get("dir"))
+        for folder in folders:
+            if (folder / solution_rel).is_dir():
+                solution_dir = folder / solution_rel
+                break
+        else:
+            raise TaskError(path, "solution.dir", f"folder {solution_rel!r} not found")
+
+    # Deny-by-default: every task file that is not editable is protected.
+    protected = {"task.toml", reference_rel, seen_rel} | ({hidden_rel} if hidden_rel else set())
+    hidden_dir = PurePosixPath(hidden_rel).parent.as_posix() if hidden_rel else "."
+    for i, rel in enumerate(editable):
+        key = f"workspace.editable[{i}]"
+        if rel in protected:
+            raise TaskError(path, key, f"{rel!r} is a protected file")
+        under = [d for d in (hidden_dir if hidden_dir != "." else None, solution_rel) if d]
+        if any(PurePosixPath(rel).is_relative_to(d) for d in under):
+            raise TaskError(path, key, f"{rel!r} lies in a protected folder")
+    if hidden_rel in files:
+        raise TaskError(path, "workspace.files", f"hidden configs {hidden_rel!r} may not be copied into the workspace")
+    if seen_rel not in files:
+        raise TaskError(path, "configs.seen", f"{seen_rel!r} must be one of workspace.files (the agent sees it)")
+    if entry not in editable:
+        raise TaskError(path, "candidate.entry", f"{entry!r} must be an editable path")
+    if entry not in files and not any((f / entry).is_file() for f in folders):
+        raise TaskError(path, "candidate.entry", f"file {entry!r} not found")
+
+    tolerances = {}
+    for dtype, tol in (data.get("tolerance") or {}).items():
+        key = f"tolerance.{dtype}"
+        if dtype not in _TOLERANCE_DTYPES:
+            raise TaskError(path, key, "unknown dtype")
+        if not isinstance(tol, dict) or set(tol) - {"atol", "rtol"} or len(tol) != 2:
+            raise TaskError(path, key, "must be { atol = X, rtol = Y }")
+        tolerances[dtype] = Tolerance(float(tol["atol"]), float(tol["rtol"]))
+
+    task = Task(id=data["id"], category=category, platforms=tuple(platforms),
+                description=data["description"].strip(), root=task_dir, files=files,
+                editable=tuple(editable), entry=entry, symbol=symbol, compile_flags=flags,
+                reference=reference, seen_file=seen_file, hidden_file=hidden_file,
+                tolerances=tolerances, solution_dir=solution_dir, bases=bases)
+    seen_names = {c.name for c in task.configs("seen")}
+    for c in task.configs("unseen"):
+        if c.name in seen_names:
+            raise TaskError(hidden_file, "config.name", f"{c.name!r} is also a seen config name")
+    if solution_dir is not None:
+        for rel in task.solution_files():
+            if rel not in editable:
+                raise TaskError(path, "solution.dir", f"{solution_rel}/{rel} is not an editable path")
+    return task
+
+
+def default_tasks_root() -> Path:
+    return Path(__file__).resolve().parent.parent / "tasks"
+
+
+def discover(tasks_root: Path | None = None) -> list[Path]:
+    root = Path(tasks_root or default_tasks_root())
+    return sorted(p.parent for p in root.glob("*/*/task.toml"))
+
+
+def select(selectors: list[str] | tuple[str, ...], tasks_root: Path | None = None) -> list[Task]:
+    """Tasks whose id equals a selector or starts with `selector/` ('all' or nothing selects all)."""
+    root = Path(tasks_root or default_tasks_root())
+    dirs = discover(root)
+    ids = [f"{d.parent.name}/{d.name}" for d in dirs]
+    wanted = [s.strip("/") for s in selectors if s not in ("all", "")]
+    chosen = []
+    for sel in wanted:
+        match = [d for d, i in zip(dirs, ids) if i == sel or i.startswith(sel + "/") or d.parent.name == sel]
+        if not match:
+            raise TaskError(root, "selector", f"{sel!r} matches no task")
+        chosen.extend(m for m in match if m not in chosen)
+    return [load_task(d, root) for d in (chosen if wanted else dirs)]
