@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 KINDS = ("noop", "oracle", "replay", "command")
-_KEYS = {"name", "kind", "description", "command", "parser", "env", "install"}
+_KEYS = {"name", "kind", "description", "command", "parser", "env", "install", "gateway"}
 _ENV_KEYS = {"required", "set"}
 PLACEHOLDERS = ("prompt_file", "workspace", "budget_s", "deadline_epoch", "task_id")
 
@@ -39,6 +39,7 @@ class AgentSpec:
     env_required: tuple[str, ...] = ()
     env_set: dict = field(default_factory=dict)
     install: str = ""                    # how images install it (documentation for Dockerfiles)
+    gateway: dict = field(default_factory=dict)  # model gateway settings (runner/gateway.py)
     source: Path | None = None
     replay_from: Path | None = None      # replay: a patch file or an earlier run dir
 
@@ -54,6 +55,34 @@ class AttemptContext:
     budget_s: float
     deadline_epoch: float
     solution: dict            # rel path -> host Path (oracle only)
+
+
+@dataclass
+class AgentReport:
+    """What the parser makes of an agent's output (usage from the CLI's own final event)."""
+    usage: dict | None = None
+    cost_usd: float | None = None
+    turns: int | None = None
+    failure: str | None = None       # auth rate_limit quota network context_overflow cli_crash timeout
+    retryable: bool = False          # infra classes are, agent classes are not
+
+
+def _plain_parser(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
+    if timed_out:
+        return AgentReport(failure="timeout")
+    return AgentReport(failure=None if exit_code in (0, None) else "cli_crash")
+
+
+# parser name -> fn(stdout_path, agent_dir, timed_out, exit_code) -> AgentReport; parsers may also
+# write agent_dir/trajectory.jsonl.
+PARSERS = {"plain": _plain_parser}
+
+
+def parse_output(spec: "AgentSpec", agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
+    parser = PARSERS.get(spec.parser)
+    if parser is None:
+        raise AgentError(spec.source, "parser", f"unknown parser {spec.parser!r} (known: {', '.join(PARSERS)})")
+    return parser(agent_dir / "stdout.log", agent_dir, timed_out, exit_code)
 
 
 def default_agents_dir() -> Path:
@@ -89,7 +118,7 @@ def load_agent(path: Path) -> AgentSpec:
     return AgentSpec(name=data["name"], kind=data["kind"], description=data.get("description", ""),
                      command=command, parser=data.get("parser", "plain"),
                      env_required=tuple(env.get("required", [])), env_set=dict(env.get("set", {})),
-                     install=data.get("install", ""), source=path)
+                     install=data.get("install", ""), gateway=dict(data.get("gateway", {})), source=path)
 
 
 def _check_template(source, command: str) -> None:

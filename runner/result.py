@@ -83,6 +83,9 @@ class AttemptResult:
     configs: list[ConfigResult] = field(default_factory=list)
     agent_seconds: float | None = None
     agent_exit_code: int | None = None
+    agent_failure: str | None = None     # classified by the agent's parser
+    usage: dict | None = None            # from the CLI's own final event
+    cost_usd: float | None = None
     eval_seconds: float | None = None
     timing_meaningful: bool = True
     timing_method: str = ""

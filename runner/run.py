@@ -25,7 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
-from .agent import AgentSpec, AttemptContext, apply_solution, build_prompt, render_command, replay_patch
+from .agent import (AgentSpec, AttemptContext, apply_solution, build_prompt, parse_output, render_command,
+                    replay_patch)
+from .gateway import open_gateway
 from .result import AttemptResult, Evaluation, read_json, write_json
 from .sandbox import Mount, SandboxSpec, open_sandbox
 from .task import Task, default_tasks_root
@@ -185,11 +187,20 @@ class Run:
         agent_dir.mkdir()
         spec, budget = self.options.agent, self.options.budget_s
         deadline = time.time() + budget
-        sandbox = open_sandbox(self.options.backend, SandboxSpec(
-            role="agent", platform=self.options.device, workdir=workspace.path,
-            mounts=(Mount(agent_dir, "/gauntlet/agent", read_only=True),),
-            env={"GAUNTLET_DEADLINE_EPOCH": str(int(deadline)), "GAUNTLET_BUDGET_S": str(int(budget))},
-            labels={"gauntlet.task": task.id, "gauntlet.run": str(self.dir.resolve())}))
+        with open_gateway(spec, agent_dir, self.options.backend) as gateway:
+            sandbox = open_sandbox(self.options.backend, SandboxSpec(
+                role="agent", platform=self.options.device, workdir=workspace.path,
+                mounts=(Mount(agent_dir, "/gauntlet/agent", read_only=True), *gateway.mounts),
+                env={"GAUNTLET_DEADLINE_EPOCH": str(int(deadline)), "GAUNTLET_BUDGET_S": str(int(budget)),
+                     **gateway.env},
+                network=gateway.network,
+                labels={"gauntlet.task": task.id, "gauntlet.run": str(self.dir.resolve())}))
+            self._run_agent(task, spec, sandbox, workspace, agent_dir, budget, deadline, result)
+        changes = workspace.finalize(adir / "record.git")
+        result.changed_files, result.violations = changes.changed_files, changes.violations
+        (adir / "diff.patch").write_text(changes.patch)
+
+    def _run_agent(self, task, spec, sandbox, workspace, agent_dir, budget, deadline, result) -> None:
         try:
             prompt_path = agent_dir / "prompt.md"
             check = (f"python3 -m runner.evaluator {sandbox.path(workspace.path)} --workspace "
@@ -218,12 +229,13 @@ class Run:
                     result.status = "agent_timeout"
                 elif outcome.returncode != 0:
                     result.status = "agent_error"
+                report = parse_output(spec, agent_dir, outcome.timed_out, outcome.returncode)
+                result.agent_failure, result.usage, result.cost_usd = report.failure, report.usage, report.cost_usd
+                if report.retryable and result.status == "agent_error":
+                    result.status = "infra_error"
             result.agent_seconds = round(time.monotonic() - started, 3)
         finally:
             sandbox.stop()  # every process of the agent is dead before anything is read
-        changes = workspace.finalize(adir / "record.git")
-        result.changed_files, result.violations = changes.changed_files, changes.violations
-        (adir / "diff.patch").write_text(changes.patch)
 
     # -- evaluation phase ------------------------------------------------------------------------
     def _evaluate(self, task: Task, adir: Path, result: AttemptResult) -> None:
