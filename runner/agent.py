@@ -10,6 +10,7 @@ Built-in kinds:
 """
 from __future__ import annotations
 
+import re
 import shlex
 import shutil
 import tomllib
@@ -121,11 +122,14 @@ def load_agent(path: Path) -> AgentSpec:
                      install=data.get("install", ""), gateway=dict(data.get("gateway", {})), source=path)
 
 
+# {name} is a placeholder; other braces (${VAR}, JSON, awk) are left to the shell.
+_PLACEHOLDER = re.compile(r"(?<!\$)\{([a-z_]+)\}")
+
+
 def _check_template(source, command: str) -> None:
-    try:
-        command.format(**{k: "" for k in PLACEHOLDERS})
-    except (KeyError, IndexError, ValueError) as exc:
-        raise AgentError(source, "command", f"bad placeholder {exc} (known: {', '.join(PLACEHOLDERS)})") from None
+    for name in _PLACEHOLDER.findall(command):
+        if name not in PLACEHOLDERS:
+            raise AgentError(source, "command", f"bad placeholder {{{name}}} (known: {', '.join(PLACEHOLDERS)})")
 
 
 def list_agents(agents_dir: Path | None = None) -> list[AgentSpec]:
@@ -159,7 +163,7 @@ def render_command(spec: AgentSpec, ctx: AttemptContext) -> list[str]:
               "workspace": shlex.quote(ctx.workspace_in_sandbox),
               "budget_s": str(int(ctx.budget_s)), "deadline_epoch": str(int(ctx.deadline_epoch)),
               "task_id": shlex.quote(ctx.task_id)}
-    return ["/bin/sh", "-c", spec.command.format(**values)]
+    return ["/bin/sh", "-c", _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), spec.command)]
 
 
 def replay_patch(spec: AgentSpec, task_id: str) -> str | None:

@@ -140,6 +140,7 @@ class Run:
                 raise RunError(f"{self.manifest_path}: options: this run was started with "
                                f"{previous.get('options')}; --resume needs the same options")
             self.manifest = previous
+            self._clean_leftovers()
         else:
             self.manifest = {"options": options.identity(), "started": now(), "finished": None,
                              "tasks": [t.id for t in tasks], "suite_commit": suite_commit(options.tasks_root.parent),
@@ -147,6 +148,16 @@ class Run:
         self.manifest["tasks"] = sorted(set(self.manifest.get("tasks", [])) | {t.id for t in tasks})
         self.manifest["runs"] = self.manifest.get("runs", []) + [{"started": now(), "argv": sys.argv}]
         write_json(self.manifest_path, self.manifest)
+
+    def _clean_leftovers(self) -> None:
+        """A runner killed with SIGKILL cannot stop its sandboxes; the resumed run does."""
+        if self.options.backend == "local":
+            from .sandbox.local import kill_leftovers
+            kill_leftovers(self.run_id)
+
+    @property
+    def run_id(self) -> str:
+        return str(self.dir.resolve())
 
     def attempt_dir(self, task: Task) -> Path:
         return self.dir / "attempts" / attempt_dir_name(task.id)
@@ -194,7 +205,7 @@ class Run:
                 env={"GAUNTLET_DEADLINE_EPOCH": str(int(deadline)), "GAUNTLET_BUDGET_S": str(int(budget)),
                      **gateway.env},
                 network=gateway.network,
-                labels={"gauntlet.task": task.id, "gauntlet.run": str(self.dir.resolve())}))
+                labels={"gauntlet.task": task.id, "gauntlet.run": self.run_id}))
             self._run_agent(task, spec, sandbox, workspace, agent_dir, budget, deadline, result)
         changes = workspace.finalize(adir / "record.git")
         result.changed_files, result.violations = changes.changed_files, changes.violations
@@ -265,7 +276,7 @@ def evaluate_candidate(task: Task, candidate: Path, adir: Path, options: RunOpti
         role="eval", platform=options.device, workdir=eval_dir, workdir_target="/eval",
         mounts=(Mount(root, "/gauntlet/tasks"), Mount(candidate, "/gauntlet/candidate")),
         env={"PYTHONPATH": str(repo)} if options.backend == "local" else {},
-        labels={"gauntlet.task": task.id}))
+        labels={"gauntlet.task": task.id, "gauntlet.run": str(adir.parent.parent.resolve())}))
     out = eval_dir / "evaluation.json"
     task_in = sandbox.path(task.root)
     argv = [sys.executable if options.backend == "local" else "python3", "-m", "runner.evaluator", task_in,

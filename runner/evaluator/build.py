@@ -53,8 +53,10 @@ def compile_native(language: str, tree: Path, entry: str, arch: str, flags=(),
     out_dir.mkdir(parents=True, exist_ok=True)
     library = out_dir / f"{Path(entry).stem}-{digest}.so"
     cmd = compile_command(language, source, library, arch, flags)
+    # hipcc picks its platform from what it finds; a host with nvcc too would get the CUDA one.
+    env = {**os.environ, "HIP_PLATFORM": "amd"} if language == "hip" else None
     try:
-        proc = subprocess.run(cmd, cwd=tree, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
+        proc = subprocess.run(cmd, cwd=tree, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S, env=env)
     except subprocess.TimeoutExpired:
         raise CompileError(f"compiler timed out after {COMPILE_TIMEOUT_S} s") from None
     log = " ".join(cmd) + "\n" + proc.stdout + proc.stderr

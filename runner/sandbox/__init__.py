@@ -78,6 +78,13 @@ def _local():
     return LocalSandbox
 
 
+# issue 4: the docker backend (one container per phase); imported only when asked for.
+@register("docker")
+def _docker():
+    from .docker import DockerSandbox
+    return DockerSandbox
+
+
 def backends() -> list[str]:
     return sorted(_REGISTRY)
 

@@ -20,17 +20,34 @@ import psutil
 from . import ExecResult, SandboxSpec
 
 MARKER = "GAUNTLET_SANDBOX_EXEC"
+RUN_MARKER = "GAUNTLET_SANDBOX_RUN"   # lets a resumed run find processes a SIGKILLed runner left
 
 
-def _marked(token: str) -> list[psutil.Process]:
+def _marked_by(key: str, value: str) -> list[psutil.Process]:
     found = []
     for proc in psutil.process_iter(["pid"]):
         try:
-            if proc.pid != os.getpid() and proc.environ().get(MARKER) == token:
+            if proc.pid != os.getpid() and proc.environ().get(key) == value:
                 found.append(proc)
         except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
             continue
     return found
+
+
+def kill_leftovers(run_id: str) -> int:
+    """Kill every process a local sandbox of this run started (after a runner crash)."""
+    procs = _marked_by(RUN_MARKER, run_id)
+    for proc in procs:
+        try:
+            proc.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(procs, timeout=2)
+    return len(procs)
+
+
+def _marked(token: str) -> list[psutil.Process]:
+    return _marked_by(MARKER, token)
 
 
 def kill_tree(root_pid: int, token: str, grace: float) -> None:
@@ -83,7 +100,8 @@ class LocalSandbox:
              grace=10.0) -> ExecResult:
         token = uuid.uuid4().hex
         self._tokens.append(token)
-        full_env = {**os.environ, **self.spec.env, **(env or {}), MARKER: token}
+        full_env = {**os.environ, **self.spec.env, **(env or {}), MARKER: token,
+                    RUN_MARKER: self.spec.labels.get("gauntlet.run", "")}
         out = open(stdout, "wb") if stdout else subprocess.DEVNULL
         err = open(stderr, "wb") if stderr else subprocess.DEVNULL
         start = time.monotonic()

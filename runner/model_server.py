@@ -1,0 +1,470 @@
+"""Scripted model server: a stand-in for the Anthropic Messages and OpenAI Responses APIs.
+
+It plays a script, so real agent CLIs can be driven end to end with no model and no network:
+`gauntlet agents check` and tests/agents/ put it behind the gateway as the agent's upstream.
+
+Routes (the query string is ignored: Claude Code posts to /v1/messages?beta=true):
+  POST /v1/messages               Anthropic Messages, SSE when "stream": true, else one JSON message
+  POST /v1/messages/count_tokens  {"input_tokens": N}
+  POST /v1/responses              OpenAI Responses, SSE (response.created ... response.completed)
+  GET  /v1/models                 a one-model list
+Anything else is a 404.
+
+A script is a list of steps (TOML `[[steps]]` or a JSON list / {"steps": [...]}); the server is
+stateless and plays step k on the request whose history holds k earlier assistant turns, so a
+retried request gets the same answer. Steps:
+
+  {read = "kernel.py"}                            read a file (Claude: Read; Codex: a shell `cat`)
+  {edit = "kernel.py", old = "...", new = "..."}   replace text once (Claude: Edit; Codex: a shell
+                                                  python one-liner, or apply_patch when offered)
+  {write = "notes.txt", content = "..."}           write a whole file
+  {shell = "python3 -c 'print(1)'"}                run a shell command
+  {text = "Done."}                                 final answer: the agent's turn ends here
+  {error = 401}  {error = 429}  {error = 529}      an API error with that HTTP status (every request
+                                                  at or past this step gets it, retries included)
+  {error = "quota"} / {error = "context"}          429 insufficient_quota / 400 prompt too long
+  {hang = true}                                    accept the request and never answer
+
+Past the end of the script the last `text` step (or "Done.") is played again. Requests with no
+tools (titles, probes) get a short text answer and do not advance the script. Paths in steps are
+relative to the agent's working directory; `{cwd}` in a step is replaced by it when it is known.
+
+Usage is deterministic so tests can check accounting exactly: turn k (0-based) reports
+  Anthropic: input_tokens=100+k, cache_creation_input_tokens=20, cache_read_input_tokens=30+k,
+             output_tokens=7+k (in message_delta; message_start says 1)
+  OpenAI:    input_tokens=200+k (of which cached_tokens=50), output_tokens=9+k (reasoning 3)
+
+Run it:  python -m runner.model_server --script s.toml [--port 0 | --unix PATH] [--log requests.jsonl]
+"""
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import re
+import socket
+import socketserver
+import sys
+import threading
+import time
+import tomllib
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+MODEL = "gauntlet-scripted"
+
+# The default script of `gauntlet agents check` and the tests: read the fixture kernel, widen its
+# block (BLOCK=256 -> 1024, the reference solution), run the seen-config check, finish.
+CHECK_SCRIPT = [
+    {"read": "kernel.py"},
+    {"edit": "kernel.py", "old": "_scale[(triton.cdiv(n, 256),)](x, y, n, alpha, BLOCK=256)",
+     "new": "_scale[(triton.cdiv(n, 1024),)](x, y, n, alpha, BLOCK=1024)"},
+    {"shell": "grep -n BLOCK=1024 kernel.py && echo gauntlet-scripted-check-ok"},
+    {"text": "Widened the block to 1024 elements; the kernel is correct for any n."},
+]
+
+
+def load_script(path_or_steps) -> list[dict]:
+    if isinstance(path_or_steps, list):
+        return [dict(s) for s in path_or_steps]
+    path = Path(path_or_steps)
+    text = path.read_text()
+    data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    steps = data.get("steps") if isinstance(data, dict) else data
+    if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
+        raise ValueError(f"{path}: a script is a list of step tables ([[steps]])")
+    return steps
+
+
+def _error_body(kind: str, message: str, protocol: str) -> dict:
+    if protocol == "anthropic":
+        return {"type": "error", "error": {"type": kind, "message": message}}
+    return {"error": {"type": kind, "code": kind, "message": message, "param": None}}
+
+
+ERRORS = {  # step error -> (status, anthropic type, openai type, message)
+    401: (401, "authentication_error", "invalid_api_key", "invalid x-api-key (scripted)"),
+    403: (403, "permission_error", "permission_denied", "permission denied (scripted)"),
+    429: (429, "rate_limit_error", "rate_limit_exceeded", "Rate limit reached for requests (scripted)"),
+    500: (500, "api_error", "server_error", "Internal server error (scripted)"),
+    529: (529, "overloaded_error", "server_error", "Overloaded (scripted)"),
+    "quota": (429, "rate_limit_error", "insufficient_quota",
+              "You exceeded your current quota / credit balance is too low (scripted)"),
+    "context": (400, "invalid_request_error", "context_length_exceeded",
+                "prompt is too long: 250000 tokens > 200000 maximum (scripted)"),
+}
+
+
+class ScriptedModelServer:
+    """One server, two protocols. Use as a context manager; `url` is what an upstream points at."""
+
+    def __init__(self, script, *, host: str = "127.0.0.1", port: int = 0, unix: str | Path | None = None,
+                 log: str | Path | None = None, require_key: str | None = None):
+        self.steps = load_script(script)
+        self.require_key = require_key     # reject requests that do not carry exactly this key
+        self.log_path = Path(log) if log else None
+        self.requests: list[dict] = []     # what arrived: method, path, headers, body
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        handler = _make_handler(self)
+        if unix:
+            self.unix = str(unix)
+            if os.path.exists(self.unix):
+                os.unlink(self.unix)
+            self.httpd = _UnixHTTPServer(self.unix, handler)
+            self.url = f"unix:{self.unix}"
+        else:
+            self.unix = None
+            self.httpd = ThreadingHTTPServer((host, port), handler)
+            self.httpd.daemon_threads = True
+            self.url = f"http://{host}:{self.httpd.server_address[1]}"
+        self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.1},
+                                        daemon=True, name="model-server")
+
+    def start(self) -> "ScriptedModelServer":
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._stop.set()                   # releases hanging handlers
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        if self.unix and os.path.exists(self.unix):
+            os.unlink(self.unix)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def record(self, entry: dict) -> None:
+        with self._lock:
+            self.requests.append(entry)
+            if self.log_path:
+                with open(self.log_path, "a") as fh:
+                    fh.write(json.dumps(entry) + "\n")
+
+    def step(self, k: int) -> dict:
+        if k < len(self.steps):
+            return self.steps[k]
+        finals = [s for s in self.steps if "text" in s]
+        return finals[-1] if finals else {"text": "Done."}
+
+
+class _UnixHTTPServer(socketserver.ThreadingUnixStreamServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def get_request(self):
+        conn, _ = self.socket.accept()
+        return conn, ("unix", 0)           # BaseHTTPRequestHandler wants a (host, port)
+
+
+def _make_handler(server: ScriptedModelServer):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        server_version = "gauntlet-scripted/1"
+
+        def log_message(self, *args):      # quiet
+            pass
+
+        def _body(self) -> dict:
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                return json.loads(raw or b"{}")
+            except ValueError:
+                return {}
+
+        def _json(self, status: int, obj: dict, headers: dict | None = None) -> None:
+            data = json.dumps(obj).encode()
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _sse_start(self) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("cache-control", "no-cache")
+            self.send_header("connection", "close")
+            self.end_headers()
+            self.close_connection = True
+
+        def _event(self, name: str, data: dict) -> None:
+            self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+            self.wfile.flush()
+
+        def do_GET(self):
+            path = self.path.split("?", 1)[0]
+            server.record({"t": time.time(), "method": "GET", "path": self.path, "headers": dict(self.headers)})
+            if path in ("/v1/models", "/models"):
+                return self._json(200, {"object": "list", "data": [
+                    {"id": MODEL, "object": "model", "type": "model", "display_name": MODEL, "created": 0,
+                     "owned_by": "gauntlet"}]})
+            self._json(404, {"error": {"type": "not_found_error", "message": f"no route {path}"}})
+
+        def do_POST(self):
+            path = self.path.split("?", 1)[0]
+            body = self._body()
+            entry = {"t": time.time(), "method": "POST", "path": self.path, "headers": dict(self.headers),
+                     "body": body}
+            server.record(entry)
+            protocol = "openai" if path.endswith("/responses") else "anthropic"
+            if server.require_key is not None:
+                got = self.headers.get("x-api-key") or (self.headers.get("authorization") or "")[7:]
+                if got != server.require_key:
+                    return self._json(401, _error_body("authentication_error" if protocol == "anthropic"
+                                                       else "invalid_api_key",
+                                                       "key does not match (scripted server)", protocol))
+            if path == "/v1/messages/count_tokens":
+                return self._json(200, {"input_tokens": 100})
+            if path == "/v1/messages":
+                return self._anthropic(body)
+            if path == "/v1/responses":
+                return self._openai(body)
+            self._json(404, _error_body("not_found_error", f"no route {path}", protocol))
+
+        # -- shared ----------------------------------------------------------------------------------
+        def _maybe_fail(self, step: dict, protocol: str) -> bool:
+            if step.get("hang"):
+                server._stop.wait()        # until the server closes
+                self.close_connection = True
+                return True
+            if "error" in step:
+                key = step["error"]
+                status, a_type, o_type, message = ERRORS.get(key, (int(key), "api_error", "server_error",
+                                                                   f"scripted error {key}"))
+                headers = {"retry-after": "0"} if status == 429 else {}
+                self._json(status, _error_body(a_type if protocol == "anthropic" else o_type, message, protocol),
+                           headers)
+                return True
+            return False
+
+        # -- Anthropic Messages --------------------------------------------------------------------------
+        def _anthropic(self, body: dict) -> None:
+            messages = body.get("messages") or []
+            if not body.get("tools") or body.get("max_tokens", 2) <= 1:
+                return self._anthropic_reply(body, [{"type": "text", "text": "ok"}], "end_turn", 0, counted=False)
+            k = sum(1 for m in messages if m.get("role") == "assistant")
+            step = server.step(k)
+            if self._maybe_fail(step, "anthropic"):
+                return
+            cwd = _anthropic_cwd(body)
+            if "text" in step:
+                return self._anthropic_reply(body, [{"type": "text", "text": step["text"]}], "end_turn", k)
+            name, tool_input = _claude_tool(step, cwd)
+            block = {"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:20]}", "name": name, "input": tool_input}
+            self._anthropic_reply(body, [{"type": "text", "text": f"Step {k + 1}."}, block], "tool_use", k)
+
+        def _anthropic_reply(self, body, blocks, stop_reason, k, counted=True):
+            usage = ({"input_tokens": 100 + k, "cache_creation_input_tokens": 20,
+                      "cache_read_input_tokens": 30 + k, "output_tokens": 7 + k} if counted else
+                     {"input_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+                      "output_tokens": 1})
+            msg_id = f"msg_{uuid.uuid4().hex[:20]}"
+            model = body.get("model") or MODEL
+            if not body.get("stream"):
+                return self._json(200, {"id": msg_id, "type": "message", "role": "assistant", "model": model,
+                                        "content": blocks, "stop_reason": stop_reason, "stop_sequence": None,
+                                        "usage": usage})
+            self._sse_start()
+            start_usage = {**usage, "output_tokens": 1}
+            self._event("message_start", {"type": "message_start", "message": {
+                "id": msg_id, "type": "message", "role": "assistant", "model": model, "content": [],
+                "stop_reason": None, "stop_sequence": None, "usage": start_usage}})
+            self._event("ping", {"type": "ping"})
+            for i, block in enumerate(blocks):
+                if block["type"] == "text":
+                    self._event("content_block_start", {"type": "content_block_start", "index": i,
+                                                        "content_block": {"type": "text", "text": ""}})
+                    self._event("content_block_delta", {"type": "content_block_delta", "index": i,
+                                                        "delta": {"type": "text_delta", "text": block["text"]}})
+                else:
+                    self._event("content_block_start", {"type": "content_block_start", "index": i,
+                                                        "content_block": {**block, "input": {}}})
+                    raw = json.dumps(block["input"])
+                    for j in range(0, len(raw), 64):
+                        self._event("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {
+                            "type": "input_json_delta", "partial_json": raw[j:j + 64]}})
+                self._event("content_block_stop", {"type": "content_block_stop", "index": i})
+            self._event("message_delta", {"type": "message_delta",
+                                          "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+                                          "usage": {"output_tokens": usage["output_tokens"]}})
+            self._event("message_stop", {"type": "message_stop"})
+
+        # -- OpenAI Responses ----------------------------------------------------------------------------
+        def _openai(self, body: dict) -> None:
+            items = body.get("input") or []
+            if isinstance(items, str):
+                items = []
+            tools = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
+            if not tools:
+                return self._openai_reply(body, [_message_item("ok")], 0, counted=False)
+            k = sum(1 for it in items if isinstance(it, dict) and it.get("type") in
+                    ("function_call", "custom_tool_call", "local_shell_call")
+                    or (isinstance(it, dict) and it.get("type") == "message" and it.get("role") == "assistant"))
+            step = server.step(k)
+            if self._maybe_fail(step, "openai"):
+                return
+            if "text" in step:
+                return self._openai_reply(body, [_message_item(step["text"])], k)
+            self._openai_reply(body, [_codex_tool(step, tools)], k)
+
+        def _openai_reply(self, body, output, k, counted=True):
+            usage = ({"input_tokens": 200 + k, "input_tokens_details": {"cached_tokens": 50},
+                      "output_tokens": 9 + k, "output_tokens_details": {"reasoning_tokens": 3}} if counted else
+                     {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1,
+                      "output_tokens_details": {"reasoning_tokens": 0}})
+            usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
+            rid = f"resp_{uuid.uuid4().hex[:20]}"
+            model = body.get("model") or MODEL
+            base = {"id": rid, "object": "response", "created_at": int(time.time()), "model": model}
+            if not body.get("stream"):
+                return self._json(200, {**base, "status": "completed", "output": output, "usage": usage})
+            self._sse_start()
+            seq = iter(range(10 ** 6))
+            self._event("response.created", {"type": "response.created", "sequence_number": next(seq),
+                                             "response": {**base, "status": "in_progress", "output": []}})
+            self._event("response.in_progress", {"type": "response.in_progress", "sequence_number": next(seq),
+                                                 "response": {**base, "status": "in_progress", "output": []}})
+            for i, item in enumerate(output):
+                self._event("response.output_item.added", {"type": "response.output_item.added",
+                                                           "sequence_number": next(seq), "output_index": i,
+                                                           "item": {**item, "status": "in_progress"}})
+                if item["type"] == "message":
+                    text = item["content"][0]["text"]
+                    self._event("response.output_text.delta", {
+                        "type": "response.output_text.delta", "sequence_number": next(seq), "item_id": item["id"],
+                        "output_index": i, "content_index": 0, "delta": text})
+                    self._event("response.output_text.done", {
+                        "type": "response.output_text.done", "sequence_number": next(seq), "item_id": item["id"],
+                        "output_index": i, "content_index": 0, "text": text})
+                elif item["type"] == "function_call":
+                    self._event("response.function_call_arguments.done", {
+                        "type": "response.function_call_arguments.done", "sequence_number": next(seq),
+                        "item_id": item["id"], "output_index": i, "arguments": item["arguments"]})
+                self._event("response.output_item.done", {"type": "response.output_item.done",
+                                                          "sequence_number": next(seq), "output_index": i,
+                                                          "item": item})
+            self._event("response.completed", {"type": "response.completed", "sequence_number": next(seq),
+                                               "response": {**base, "status": "completed", "output": output,
+                                                            "usage": usage}})
+
+    return Handler
+
+
+def _message_item(text: str) -> dict:
+    return {"type": "message", "id": f"msg_{uuid.uuid4().hex[:20]}", "status": "completed", "role": "assistant",
+            "content": [{"type": "output_text", "text": text, "annotations": []}]}
+
+
+_CWD_RE = re.compile(r"(?:Primary working directory|Working directory|cwd):\s*(/[^\s<]*)")
+
+
+def _anthropic_cwd(body: dict) -> str | None:
+    system = body.get("system")
+    texts = [system] if isinstance(system, str) else [b.get("text", "") for b in system or [] if isinstance(b, dict)]
+    for m in body.get("messages") or []:
+        content = m.get("content")
+        texts += [content] if isinstance(content, str) else [c.get("text", "") for c in content or []
+                                                             if isinstance(c, dict)]
+    for text in texts:
+        match = _CWD_RE.search(text or "")
+        if match:
+            return match.group(1)
+    return None
+
+
+def _fill(value: str, cwd: str | None) -> str:
+    return value.replace("{cwd}", cwd or ".")
+
+
+def _abs(path: str, cwd: str | None) -> str:
+    path = _fill(path, cwd)
+    return path if path.startswith("/") or not cwd else f"{cwd.rstrip('/')}/{path}"
+
+
+def _claude_tool(step: dict, cwd: str | None) -> tuple[str, dict]:
+    if "read" in step:
+        return "Read", {"file_path": _abs(step["read"], cwd)}
+    if "edit" in step:
+        return "Edit", {"file_path": _abs(step["edit"], cwd), "old_string": step["old"], "new_string": step["new"],
+                        "replace_all": False}
+    if "write" in step:
+        return "Write", {"file_path": _abs(step["write"], cwd), "content": step["content"]}
+    if "shell" in step:
+        return "Bash", {"command": _fill(step["shell"], cwd), "description": "scripted command"}
+    raise ValueError(f"unknown step {step}")
+
+
+def _shell_for(step: dict) -> str:
+    """A step as one shell command (for agents whose only tool is a shell)."""
+    if "read" in step:
+        return f"cat {_q(step['read'])}"
+    if "shell" in step:
+        return step["shell"]
+    if "edit" in step:
+        args = {"path": step["edit"], "old": step["old"], "new": step["new"]}
+        code = ("import base64,json,pathlib;a=json.loads(base64.b64decode('%s'));p=pathlib.Path(a['path']);"
+                "s=p.read_text();assert a['old'] in s,'old text not found';p.write_text(s.replace(a['old'],a['new'],1));"
+                "print('edited',a['path'])") % base64.b64encode(json.dumps(args).encode()).decode()
+        return f'python3 -c "{code}"'
+    if "write" in step:
+        args = {"path": step["write"], "content": step["content"]}
+        code = ("import base64,json,pathlib;a=json.loads(base64.b64decode('%s'));"
+                "pathlib.Path(a['path']).write_text(a['content']);print('wrote',a['path'])"
+                ) % base64.b64encode(json.dumps(args).encode()).decode()
+        return f'python3 -c "{code}"'
+    raise ValueError(f"unknown step {step}")
+
+
+def _q(s: str) -> str:
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+def _codex_tool(step: dict, tools: set) -> dict:
+    call_id = f"call_{uuid.uuid4().hex[:20]}"
+    command = _shell_for(step)
+    if "exec_command" in tools:
+        name, args = "exec_command", {"cmd": command}
+    elif "shell_command" in tools:
+        name, args = "shell_command", {"command": command}
+    else:
+        name, args = "shell", {"command": ["bash", "-lc", command]}
+    return {"type": "function_call", "id": f"fc_{uuid.uuid4().hex[:20]}", "status": "completed",
+            "call_id": call_id, "name": name, "arguments": json.dumps(args)}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m runner.model_server", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--script", help="TOML/JSON script (default: the agents-check script)")
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--unix", help="serve on this unix socket instead of TCP")
+    ap.add_argument("--log", help="append every request (JSONL) here")
+    args = ap.parse_args(argv)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        ap.error("--host: the scripted server listens on loopback only")
+    server = ScriptedModelServer(load_script(args.script) if args.script else CHECK_SCRIPT, host=args.host,
+                                 port=args.port, unix=args.unix, log=args.log)
+    server.start()
+    print(server.url, flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

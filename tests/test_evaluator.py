@@ -1,0 +1,76 @@
+"""The evaluator's gates on the CPU (Triton interpreter / plain torch candidates)."""
+import os
+
+import pytest
+
+from runner.evaluator.harness import evaluate
+from runner.task import load_task
+
+os.environ.setdefault("TRITON_INTERPRET", "1")
+SCALE = "triton2triton/scale"
+
+
+def evaluate_source(tasks_root, tmp_path, source: str | None, **kwargs):
+    task = load_task(tasks_root / SCALE, tasks_root)
+    candidate = tmp_path / "candidate"
+    candidate.mkdir(exist_ok=True)
+    if source is not None:
+        (candidate / "kernel.py").write_text(source)
+    return evaluate(task, candidate, "cpu", **kwargs)
+
+
+def errors(evaluation):
+    return {c.config: c.error for c in evaluation.configs}
+
+
+def test_shipped_kernel_is_correct_everywhere(tasks_root, tmp_path):
+    ev = evaluate_source(tasks_root, tmp_path, (tasks_root / SCALE / "kernel.py").read_text(), measure=False)
+    assert ev.compiled and ev.correct("seen") and ev.correct("unseen")
+    assert all(c.baseline_correct for c in ev.configs)
+
+
+@pytest.mark.parametrize("source,words", [
+    ("def forward(x, a):\n    return (x * a).double()\n", "dtype"),
+    ("def forward(x, a):\n    return (x * a)[:-1]\n", "shape"),
+    ("import torch\ndef forward(x, a):\n    y = x * a\n    y[0] = float('nan')\n    return y\n", "NaN"),
+    ("def forward(x, a):\n    return x * a * 1.01\n", "max abs error"),
+    ("def forward(x, a):\n    x.mul_(a)\n    return x.clone()\n", "modified its inputs"),
+    ("import torch\nclass Lazy(torch.Tensor):\n    pass\n"
+     "def forward(x, a):\n    return (x * a).as_subclass(Lazy)\n", "not a torch.Tensor"),
+    ("def forward(x, a):\n    raise RuntimeError('boom')\n", "raised RuntimeError: boom"),
+    ("def forward(x, a):\n    return [x * a, x]\n", "returned 2 outputs"),
+])
+def test_wrong_outputs_fail_correctness_with_a_reason(tasks_root, tmp_path, source, words):
+    ev = evaluate_source(tasks_root, tmp_path, source, measure=False)
+    assert ev.compiled and not ev.correct("seen") and not ev.correct("unseen")
+    assert all(words in (e or "") for e in errors(ev).values()), errors(ev)
+
+
+def test_import_failure_fails_the_compile_gate(tasks_root, tmp_path):
+    ev = evaluate_source(tasks_root, tmp_path, "import sys\nsys.exit(0)\n", measure=False)
+    assert not ev.compiled and "SystemExit" in ev.compile_log
+    assert not ev.correct("seen") and all(c.error == "not compiled" for c in ev.configs)
+
+
+def test_deleted_entry_fails_the_compile_gate(tasks_root, tmp_path):
+    ev = evaluate_source(tasks_root, tmp_path, None, measure=False)
+    assert not ev.compiled and "not found" in ev.compile_log
+
+
+def test_fewer_work_on_repeated_calls_fails_the_timed_recheck(tasks_root, tmp_path):
+    """Correct for the calls the correctness check makes (two seeds on the CPU), then lazy: the
+    re-check of the timed invocation catches it."""
+    source = ("import torch\ncalls = {}\n"
+              "def forward(x, a):\n    calls[x.numel()] = calls.get(x.numel(), 0) + 1\n"
+              "    if calls[x.numel()] > 2:\n        return torch.zeros_like(x)\n"
+              "    return x * a\n")
+    ev = evaluate_source(tasks_root, tmp_path, source, measure=True, splits=("seen",))
+    assert ev.compiled and not ev.correct("seen")
+    assert all("timed call" in e for e in errors(ev).values()), errors(ev)
+
+
+def test_speedup_only_for_correct_configs(tasks_root, tmp_path):
+    ev = evaluate_source(tasks_root, tmp_path, (tasks_root / SCALE / "solution" / "kernel.py").read_text())
+    assert ev.correct("seen") and ev.speedup("seen") > 0 and not ev.timing_meaningful
+    for row in ev.configs:
+        assert row.speedup == pytest.approx(row.baseline_ms / row.candidate_ms)

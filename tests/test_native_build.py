@@ -1,0 +1,109 @@
+"""Real compilers: nvcc 13 for .cu (sm_90), Debian's hipcc for .hip (gfx90a). Nothing runs on a GPU
+here; the C ABI and output poisoning are exercised with a host C function of the same shape."""
+import shutil
+import subprocess
+
+import pytest
+import torch
+
+from runner.evaluator.build import CompileError, Kernel, compile_native, load_native
+from runner.task import select
+
+from .conftest import REPO
+
+CUDA_OK = r'''
+#include <cuda_runtime.h>
+__global__ void twice(const float* x, float* y, long n) {
+  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.f * x[i];
+}
+extern "C" int launch(const float* x, long n, float* y, void* stream) {
+  twice<<<(n + 255) / 256, 256, 0, (cudaStream_t)stream>>>(x, y, n);
+  return cudaGetLastError() != cudaSuccess;
+}
+'''
+HIP_OK = CUDA_OK.replace("cuda_runtime.h", "hip/hip_runtime.h").replace("cudaStream_t", "hipStream_t") \
+    .replace("cudaGetLastError() != cudaSuccess", "hipGetLastError() != hipSuccess")
+
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+needs_hipcc = pytest.mark.skipif(shutil.which("hipcc") is None, reason="hipcc is not installed (scripts/install.sh installs it)")
+
+
+@needs_nvcc
+def test_nvcc_builds_a_shared_library(tmp_path):
+    (tmp_path / "kernel.cu").write_text(CUDA_OK)
+    library, log = compile_native("cuda", tmp_path, "kernel.cu", "sm_90")
+    assert library.is_file() and "-arch=sm_90" in log
+    symbols = subprocess.run(["nm", "-D", str(library)], capture_output=True, text=True).stdout
+    assert " T launch" in symbols
+
+
+@needs_nvcc
+def test_nvcc_error_is_a_compile_error_with_the_log(tmp_path):
+    (tmp_path / "kernel.cu").write_text(CUDA_OK.replace("2.f * x[i]", "2.f * undefined_thing"))
+    with pytest.raises(CompileError, match="undefined_thing"):
+        compile_native("cuda", tmp_path, "kernel.cu", "sm_90")
+
+
+@needs_hipcc
+def test_hipcc_builds_for_gfx90a(tmp_path):
+    (tmp_path / "kernel.hip").write_text(HIP_OK)
+    library, log = compile_native("hip", tmp_path, "kernel.hip", "gfx90a")
+    assert library.is_file() and "--offload-arch=gfx90a" in log
+
+
+@needs_hipcc
+def test_hipcc_error_is_a_compile_error(tmp_path):
+    (tmp_path / "kernel.hip").write_text(HIP_OK.replace("hipStream_t", "NotAType"))
+    with pytest.raises(CompileError, match="NotAType"):
+        compile_native("hip", tmp_path, "kernel.hip", "gfx90a")
+
+
+def test_missing_entry_fails_the_compile_gate(tmp_path):
+    with pytest.raises(CompileError, match="not found"):
+        compile_native("cuda", tmp_path, "kernel.cu", "sm_90")
+
+
+def _host_kernel(tmp_path, body: str) -> Kernel:
+    (tmp_path / "k.c").write_text("#include <stdint.h>\nint launch(const float* x, int64_t n, float a, "
+                                  "float* y, void* stream) {" + body + "}\n")
+    subprocess.run(["gcc", "-O2", "-shared", "-fPIC", "-o", str(tmp_path / "k.so"), str(tmp_path / "k.c")], check=True)
+    return load_native(tmp_path / "k.so", "launch", "candidate")
+
+
+def test_c_abi_passes_pointers_int64_float_and_harness_outputs(tmp_path):
+    kernel = _host_kernel(tmp_path, "for (int64_t i = 0; i < n; i++) y[i] = a * x[i]; return 0;")
+    x = torch.arange(10, dtype=torch.float32)
+    expected = x * 1.5
+    out = kernel.run([x, 10, 1.5], kernel.prepare([x, 10, 1.5], expected))
+    assert torch.equal(out, expected)
+
+
+def test_outputs_are_poisoned_so_skipped_elements_show(tmp_path):
+    kernel = _host_kernel(tmp_path, "for (int64_t i = 0; i < n - 1; i++) y[i] = a * x[i]; return 0;")
+    x = torch.ones(8)
+    out = kernel.run([x, 8, 1.0], kernel.prepare([x, 8, 1.0], x.clone()))
+    assert torch.isnan(out[-1]) and not torch.isnan(out[:-1]).any()
+
+
+def test_nonzero_return_is_a_failed_call(tmp_path):
+    kernel = _host_kernel(tmp_path, "return 3;")
+    x = torch.ones(4)
+    with pytest.raises(RuntimeError, match="launch returned 3"):
+        kernel.run([x, 4, 1.0], kernel.prepare([x, 4, 1.0], x))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("language,compiler,arch", [("cuda", "nvcc", "sm_90"), ("hip", "hipcc", "gfx90a")])
+def test_every_shipped_native_kernel_and_solution_compiles(tmp_path, language, compiler, arch):
+    if shutil.which(compiler) is None:
+        pytest.skip(f"{compiler} is not installed")
+    tasks = [t for t in select([], REPO / "tasks") if t.language == language]
+    assert len(tasks) >= 4
+    for task in tasks:
+        for label, source in [("shipped", task.files[task.entry]), ("solution", task.solution_files()[task.entry])]:
+            tree = tmp_path / task.id.replace("/", "_") / label
+            tree.mkdir(parents=True)
+            shutil.copy(source, tree / task.entry)
+            library, _ = compile_native(language, tree, task.entry, arch, task.compile_flags)
+            assert library.is_file(), (task.id, label)

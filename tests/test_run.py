@@ -1,0 +1,188 @@
+"""`gauntlet run/eval/report` end to end: real CLI subprocesses, real git, the real evaluator running
+Triton kernels in the interpreter on the CPU."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO, gauntlet
+
+SCALE = "triton2triton/scale"
+ATTEMPT = "triton2triton__scale"
+
+# Correct on the seen sizes (1000, 4099) only: a shape-hardcoding "fast path".
+HARDCODED = '''
+import torch
+def forward(x, alpha):
+    if x.numel() in (1000, 4099):
+        return x * alpha
+    return torch.zeros_like(x)
+'''
+
+
+def result(run_dir: Path, attempt: str = ATTEMPT) -> dict:
+    return json.loads((run_dir / "attempts" / attempt / "result.json").read_text())
+
+
+def run(tasks_root, out, *args, check=True):
+    return gauntlet("run", "--tasks", "triton2triton", "--tasks-root", tasks_root, "--device", "cpu",
+                    "--out", out, *args, check=check)
+
+
+def test_oracle_passes_every_gate(tasks_root, tmp_path):
+    out = tmp_path / "run"
+    run(tasks_root, out, "--agent", "oracle")
+    r = result(out)
+    assert r["status"] == "ok" and r["compiled"] and r["correct_seen"] and r["correct_unseen"]
+    assert r["changed_files"] == ["kernel.py"] and r["violations"] == []
+    assert r["speedup_seen"] > 0 and r["speedup_unseen"] > 0 and r["timing_meaningful"] is False
+    splits = sorted((c["config"], c["split"]) for c in r["configs"])
+    assert splits == [("hidden-prime", "unseen"), ("hidden-tiny", "unseen"), ("odd", "seen"), ("small", "seen")]
+    for c in r["configs"]:
+        assert c["correct"] and c["baseline_ms"] > 0 and c["candidate_ms"] > 0 and c["max_abs_err"] == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["options"]["agent"] == "oracle" and manifest["finished"]
+    assert manifest["versions"]["torch"] and manifest["tasks"] == [SCALE]
+    assert "+    _scale[(triton.cdiv(n, 1024),)]" in (out / "attempts" / ATTEMPT / "diff.patch").read_text()
+
+
+def test_hardcoded_seen_shapes_fail_correct_unseen(tasks_root, tmp_path):
+    cheat = tmp_path / "cheat.py"
+    cheat.write_text(HARDCODED)
+    out = tmp_path / "run"
+    run(tasks_root, out, "--agent", "command", "--command", f"cp {cheat} kernel.py")
+    r = result(out)
+    assert r["compiled"] and r["correct_seen"] and not r["correct_unseen"]
+    assert r["speedup_seen"] is not None and r["speedup_unseen"] is None
+    unseen = [c for c in r["configs"] if c["split"] == "unseen"]
+    assert unseen and not any(c["correct"] for c in unseen)
+    assert all(c["baseline_correct"] for c in unseen)
+
+
+def test_edits_to_protected_files_are_ignored_by_the_evaluator(tasks_root, tmp_path):
+    """Rewriting the reference to agree with a wrong kernel changes nothing: the evaluator uses the
+    pristine reference, and the edit is reported as a violation."""
+    out = tmp_path / "run"
+    script = ("printf 'import torch\\ndef forward(x, a):\\n    return torch.zeros_like(x)\\n' > kernel.py; "
+              "printf 'import torch\\ndef make_inputs(c, g, d):\\n    return [torch.zeros(3), 1.0]\\n"
+              "def reference(x, a):\\n    return torch.zeros_like(x)\\n' > reference.py; "
+              "echo '[[config]]' > configs.toml; echo PASS; echo '{\"correct_seen\": true}' > result.json")
+    run(tasks_root, out, "--agent", "command", "--command", script)
+    r = result(out)
+    assert r["compiled"] and not r["correct_seen"] and not r["correct_unseen"]
+    assert r["violations"] == ["configs.toml", "reference.py", "result.json"]
+    assert sorted(p.name for p in (out / "attempts" / ATTEMPT / "candidate").iterdir()) == ["kernel.py"]
+
+
+def test_agent_timeout_is_recorded_and_still_evaluated(tasks_root, tmp_path):
+    out = tmp_path / "run"
+    run(tasks_root, out, "--agent", "command", "--budget", "1s",
+        "--command", "trap '' TERM; sleep 30")
+    r = result(out)
+    assert r["status"] == "agent_timeout" and r["agent_seconds"] < 25
+    assert r["compiled"] and r["correct_seen"]  # the untouched baseline is evaluated as it stands
+
+
+def test_failing_agent_is_agent_error(tasks_root, tmp_path):
+    out = tmp_path / "run"
+    run(tasks_root, out, "--agent", "command", "--command", "exit 7")
+    r = result(out)
+    assert r["status"] == "agent_error" and r["agent_exit_code"] == 7
+
+
+def test_replay_and_eval_reproduce_a_run(tasks_root, tmp_path):
+    first = tmp_path / "first"
+    run(tasks_root, first, "--agent", "oracle")
+    second = tmp_path / "second"
+    run(tasks_root, second, "--agent", "replay", "--replay-from", first)
+    assert (second / "attempts" / ATTEMPT / "diff.patch").read_text() == \
+        (first / "attempts" / ATTEMPT / "diff.patch").read_text()
+    assert result(second)["correct_unseen"]
+    # eval rebuilds the candidate from diff.patch alone
+    shutil.rmtree(first / "attempts" / ATTEMPT / "workspace")
+    (first / "attempts" / ATTEMPT / "result.json").write_text(
+        json.dumps({**result(first), "correct_unseen": False, "speedup_seen": None}))
+    gauntlet("eval", first, "--device", "cpu", "--tasks-root", tasks_root)
+    assert result(first)["correct_unseen"] and result(first)["speedup_seen"] > 0
+
+
+def test_report_formats(tasks_root, tmp_path):
+    out = tmp_path / "run"
+    run(tasks_root, out, "--agent", "oracle")
+    table = gauntlet("report", out).stdout
+    assert "triton2triton" in table and "100.0" in table
+    rows = json.loads(gauntlet("report", out, "--format", "json").stdout)
+    assert rows[0]["attempts"] == 1 and rows[0]["correct_unseen_pct"] == 100.0
+    assert rows[0]["geomean_speedup_seen"] > 0
+    csv_text = gauntlet("report", out, "--format", "csv").stdout
+    assert csv_text.splitlines()[0].startswith("category,agent,device,attempts,compiled_pct")
+    assert gauntlet("report", out, "--format", "md").stdout.startswith("| category |")
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--agent", "nobody"], "--agent: name: no agent 'nobody'"),
+    (["--agent", "oracle", "--budget", "soon"], "--budget: 'soon' is not a duration"),
+    (["--agent", "command"], "a command agent needs a command"),
+    (["--agent", "replay"], "--replay-from"),
+    (["--agent", "command", "--command", "x {nope}"], "bad placeholder"),
+])
+def test_bad_run_input_is_one_clear_line(tasks_root, tmp_path, args, message):
+    proc = run(tasks_root, tmp_path / "run", *args, check=False)
+    assert proc.returncode != 0
+    errors = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(errors) == 1 and message in errors[0], proc.stderr
+
+
+def test_existing_run_dir_needs_resume_with_same_options(tasks_root, tmp_path):
+    out = tmp_path / "run"
+    run(tasks_root, out, "--agent", "noop")
+    again = run(tasks_root, out, "--agent", "noop", check=False)
+    assert again.returncode != 0 and "--resume" in again.stderr
+    other = run(tasks_root, out, "--agent", "oracle", "--resume", check=False)
+    assert other.returncode != 0 and "manifest.json: options:" in other.stderr
+
+
+def _clone_task(tasks_root: Path, name: str) -> None:
+    dest = tasks_root / "triton2triton" / name
+    shutil.copytree(tasks_root / SCALE, dest)
+    toml = dest / "task.toml"
+    toml.write_text(toml.read_text().replace('"triton2triton/scale"', f'"triton2triton/{name}"'))
+
+
+def test_resume_after_sigkill_loses_and_redoes_nothing(tasks_root, tmp_path):
+    for name in ("scale_b", "scale_c"):
+        _clone_task(tasks_root, name)
+    out = tmp_path / "run"
+    log = tmp_path / "agent-starts"
+    command = f"echo {{task_id}} >> {log}; sleep 2"
+    argv = [sys.executable, "-m", "runner.cli", "run", "--agent", "command", "--command", command,
+            "--tasks", "triton2triton", "--tasks-root", str(tasks_root), "--device", "cpu", "--out", str(out)]
+    proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    first = out / "attempts" / ATTEMPT / "result.json"
+    deadline = time.monotonic() + 120
+    while not first.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert first.exists(), "the first attempt never finished"
+    while log.read_text().count("\n") < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)  # the second attempt's agent is running now
+    os.kill(proc.pid, signal.SIGKILL)  # the runner only: its agent is orphaned, as after a crash
+    proc.wait()
+    finished_before = {p.parent.name: p.read_bytes() for p in out.glob("attempts/*/result.json")}
+    assert ATTEMPT in finished_before and len(finished_before) < 3
+
+    gauntlet(*argv[3:-2], "--out", out, "--resume")
+    finished_after = {p.parent.name: p.read_bytes() for p in out.glob("attempts/*/result.json")}
+    assert sorted(finished_after) == ["triton2triton__scale", "triton2triton__scale_b", "triton2triton__scale_c"]
+    for name, data in finished_before.items():
+        assert finished_after[name] == data, f"{name} was redone"
+    starts = log.read_text().split()
+    for name in finished_before:
+        assert starts.count(name.replace("__", "/")) == 1
+    assert all(json.loads(d)["correct_seen"] for d in finished_after.values())

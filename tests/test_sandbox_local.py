@@ -1,0 +1,92 @@
+"""The local sandbox's budget: real process trees, real signals."""
+import os
+import time
+
+import psutil
+
+from runner.sandbox import SandboxSpec, open_sandbox
+from runner.sandbox.local import MARKER, kill_leftovers
+
+# A parent and a child that ignore SIGTERM, plus a double-forked daemon in a new session that
+# keeps appending to a file: all three must be dead when exec returns.
+STUBBORN = """
+trap '' TERM
+( trap '' TERM; while true; do sleep 0.1; done ) &
+setsid sh -c 'trap "" TERM; while true; do echo tick >> "$1"; sleep 0.1; done' _ "$TICKS" &
+echo started > "$READY"
+while true; do sleep 0.1; done
+"""
+
+
+def _alive_with_marker():
+    found = []
+    for p in psutil.process_iter():
+        try:
+            if MARKER in p.environ():
+                found.append(p)
+        except psutil.Error:
+            pass
+    return found
+
+
+def test_budget_kills_whole_tree_that_ignores_sigterm(tmp_path):
+    ticks, ready = tmp_path / "ticks", tmp_path / "ready"
+    sandbox = open_sandbox("local", SandboxSpec(role="agent", platform="cpu", workdir=tmp_path))
+    start = time.monotonic()
+    result = sandbox.exec(["/bin/sh", "-c", STUBBORN], timeout=1.5, grace=0.5,
+                          env={"TICKS": str(ticks), "READY": str(ready)})
+    elapsed = time.monotonic() - start
+    assert ready.exists(), "the script never started"
+    assert result.timed_out and result.returncode is None
+    assert elapsed < 15
+    assert _alive_with_marker() == []
+    size = ticks.stat().st_size
+    time.sleep(0.5)
+    assert ticks.stat().st_size == size, "the daemon survived the budget"
+
+
+def test_finished_command_leaves_no_background_process(tmp_path):
+    ticks = tmp_path / "ticks"
+    sandbox = open_sandbox("local", SandboxSpec(role="agent", platform="cpu", workdir=tmp_path))
+    result = sandbox.exec(["/bin/sh", "-c", "nohup sh -c 'while true; do echo x >> \"$TICKS\"; sleep 0.1; done' "
+                           ">/dev/null 2>&1 & sleep 0.3; exit 3"], timeout=30, env={"TICKS": str(ticks)})
+    assert not result.timed_out and result.returncode == 3
+    size = ticks.stat().st_size
+    time.sleep(0.5)
+    assert ticks.stat().st_size == size
+    assert _alive_with_marker() == []
+
+
+def test_output_goes_to_files_and_env_is_passed(tmp_path):
+    sandbox = open_sandbox("local", SandboxSpec(role="agent", platform="cpu", workdir=tmp_path,
+                                                env={"FROM_SPEC": "a"}))
+    result = sandbox.exec(["/bin/sh", "-c", 'echo "$FROM_SPEC$FROM_CALL"; echo err >&2; pwd'],
+                          timeout=30, env={"FROM_CALL": "b"},
+                          stdout=tmp_path / "out", stderr=tmp_path / "err")
+    assert result.returncode == 0
+    assert (tmp_path / "out").read_text().split() == ["ab", str(tmp_path)]
+    assert (tmp_path / "err").read_text() == "err\n"
+
+
+def test_kill_leftovers_finds_processes_of_a_crashed_run(tmp_path):
+    run_id = str(tmp_path / "run")
+    pid = os.fork()
+    if pid == 0:  # child: looks like a sandboxed process the crashed runner left behind
+        os.environ["GAUNTLET_SANDBOX_RUN"] = run_id
+        os.execvpe("sleep", ["sleep", "60"], os.environ)
+    try:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            try:
+                if psutil.Process(pid).environ().get("GAUNTLET_SANDBOX_RUN") == run_id:
+                    break
+            except psutil.Error:
+                pass
+            time.sleep(0.05)
+        assert kill_leftovers(run_id) == 1
+        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    finally:
+        try:
+            os.kill(pid, 9)
+        except ProcessLookupError:
+            pass
