@@ -184,7 +184,7 @@ def run(agent_name, selectors, backend, device, budget, out, resume, command, re
         for task in pending:
             progress.update(bar, description=task.id)
             result = the_run.attempt(task)
-            progress.console.print(_summary_line(result))
+            progress.console.print(_summary_line(result), soft_wrap=True, markup=False)
             progress.advance(bar)
     the_run.close()
     from .report import load_results
