@@ -1,0 +1,13 @@
+"""Out-of-place transpose of a float32 [rows, cols] matrix into a contiguous [cols, rows] one."""
+import torch
+
+
+def make_inputs(config: dict, generator: torch.Generator, device: str) -> list:
+    rows, cols = int(config["rows"]), int(config["cols"])
+    # Made on the CPU with the generator so the values do not depend on the device.
+    x = torch.randn((rows, cols), generator=generator, dtype=torch.float32)
+    return [x.to(device), rows, cols]
+
+
+def reference(x, rows, cols):
+    return x.t().contiguous()
