@@ -43,7 +43,6 @@ import base64
 import json
 import os
 import re
-import socket
 import socketserver
 import sys
 import threading
@@ -239,8 +238,8 @@ def _make_handler(server: ScriptedModelServer):
                 return True
             if "error" in step:
                 key = step["error"]
-                status, a_type, o_type, message = ERRORS.get(key, (int(key), "api_error", "server_error",
-                                                                   f"scripted error {key}"))
+                status, a_type, o_type, message = (ERRORS[key] if key in ERRORS else
+                                                   (int(key), "api_error", "server_error", f"scripted error {key}"))
                 headers = {"retry-after": "0"} if status == 429 else {}
                 self._json(status, _error_body(a_type if protocol == "anthropic" else o_type, message, protocol),
                            headers)
@@ -440,6 +439,90 @@ def _codex_tool(step: dict, tools: set) -> dict:
         name, args = "shell", {"command": ["bash", "-lc", command]}
     return {"type": "function_call", "id": f"fc_{uuid.uuid4().hex[:20]}", "status": "completed",
             "call_id": call_id, "name": name, "arguments": json.dumps(args)}
+
+
+class CheckError(RuntimeError):
+    """`gauntlet agents check` cannot run this agent (one line)."""
+
+
+def run_check(agent: str, *, backend: str = "local", out: Path | None = None, script=None,
+              budget_s: float = 300.0, device: str = "cpu", env: dict | None = None) -> dict:
+    """`gauntlet agents check`: the real CLI, through the gateway, against this server, on the
+    fixture task triton2triton/scale. Returns what was checked (each item: ok, detail)."""
+    import secrets
+    import shutil
+    import tempfile
+
+    from .agent import resolve_agent
+    from .gateway import gateway_config
+    from .parsers import TOKEN_KEYS
+    from .result import read_json
+    from .run import Run, RunOptions, attempt_dir_name
+    from .task import load_task
+
+    spec = resolve_agent(agent)
+    if not spec.gateway:
+        raise CheckError(f"agent {spec.name}: has no [gateway] table; nothing to check against a model server")
+    config = gateway_config(spec)
+    if config["protocol"] == "connect":
+        raise CheckError(f"agent {spec.name}: speaks a private protocol (gateway CONNECT only); it cannot be "
+                         f"checked offline: run one task with a real key instead (docs/agents.md)")
+    from .gateway import find_cli
+    if backend == "local" and spec.cli and not find_cli(spec.cli):
+        raise CheckError(f"agent {spec.name}: CLI {spec.cli!r} not found on PATH or in .agents/node_modules/.bin "
+                         f"(install it: {spec.install or 'see docs/agents.md'})")
+    repo = Path(__file__).resolve().parent.parent
+    scratch = Path(tempfile.mkdtemp(prefix="gl-check-"))
+    root = scratch / "tasks"
+    shutil.copytree(repo / "tests" / "fixtures" / "tasks", root)
+    task = load_task(root / "triton2triton" / "scale", root)
+    out = Path(out) if out else scratch / "run"
+    key = "sk-gauntlet-check-" + secrets.token_hex(8)   # what the server demands: proves key injection
+    steps = load_script(script) if script else CHECK_SCRIPT
+    saved = dict(os.environ)
+    try:
+        with ScriptedModelServer(steps, unix=scratch / "model.sock", log=scratch / "model-requests.jsonl",
+                                 require_key=key) as server:
+            os.environ.update({"GAUNTLET_GATEWAY_UPSTREAM": server.url, config["key_env"]: key,
+                               "GAUNTLET_API_RETRIES": "0", **(env or {})})
+            the_run = Run(out, RunOptions(agent=spec, device=device, backend=backend, budget_s=budget_s,
+                                          tasks_root=root), [task])
+            result = the_run.attempt(task)
+            the_run.close()
+            requests = list(server.requests)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        if out.resolve().parent != scratch.resolve():   # the run dir lives elsewhere: drop the scratch
+            shutil.rmtree(scratch, ignore_errors=True)
+    adir = out / "attempts" / attempt_dir_name(task.id)
+    diff = (adir / "diff.patch").read_text() if (adir / "diff.patch").is_file() else ""
+    meter = read_json(adir / "agent" / "gateway.json") if (adir / "agent" / "gateway.json").is_file() else {}
+    metered = meter.get("usage") or {}
+    usage = result.usage or {}
+    edits = [s for s in steps if "edit" in s]
+    added = "\n".join(line[1:] for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
+    landed = bool(edits) and all(line in added for s in edits for line in s["new"].splitlines() if line.strip())
+    checks = {
+        "cli ran": (result.agent_failure is None and result.status == "ok",
+                    f"status {result.status}, exit {result.agent_exit_code}, failure {result.agent_failure}"
+                    + (f", error {result.error}" if result.error else "")),
+        "model traffic via gateway": (bool(requests) and meter.get("requests", 0) >= len(requests),
+                                      f"{len(requests)} request(s) reached the model server with the injected key, "
+                                      f"gateway saw {meter.get('requests', 0)}"),
+        "edit landed in diff.patch": (landed, f"changed {result.changed_files}"),
+        "evaluated": (result.compiled and result.correct_seen and result.correct_unseen,
+                      f"compiled={result.compiled} seen={result.correct_seen} unseen={result.correct_unseen}"),
+        "usage parsed": (bool(usage) and usage.get("output_tokens", 0) > 0, json.dumps(usage)),
+        "usage matches gateway meter": (bool(usage) and all(usage.get(k, 0) == metered.get(k, 0) for k in TOKEN_KEYS),
+                                        json.dumps({k: metered.get(k, 0) for k in TOKEN_KEYS})),
+        "trajectory": ((adir / "agent" / "trajectory.jsonl").is_file() and
+                       '"tool_call"' in (adir / "agent" / "trajectory.jsonl").read_text(),
+                       str(adir / "agent" / "trajectory.jsonl")),
+    }
+    return {"agent": spec.name, "backend": backend, "run_dir": str(out), "ok": all(ok for ok, _ in checks.values()),
+            "checks": {k: {"ok": bool(ok), "detail": d} for k, (ok, d) in checks.items()},
+            "cost_usd": result.cost_usd, "agent_seconds": result.agent_seconds}
 
 
 def main(argv=None) -> int:

@@ -18,11 +18,13 @@ while true; do sleep 0.1; done
 """
 
 
-def _alive_with_marker():
+def _alive_with_marker(ticks):
+    """Sandboxed processes of this test (other runs on the machine may hold sandboxes too)."""
     found = []
     for p in psutil.process_iter():
         try:
-            if MARKER in p.environ():
+            env = p.environ()
+            if MARKER in env and env.get("TICKS") == str(ticks) and p.status() != psutil.STATUS_ZOMBIE:
                 found.append(p)
         except psutil.Error:
             pass
@@ -39,7 +41,7 @@ def test_budget_kills_whole_tree_that_ignores_sigterm(tmp_path):
     assert ready.exists(), "the script never started"
     assert result.timed_out and result.returncode is None
     assert elapsed < 15
-    assert _alive_with_marker() == []
+    assert _alive_with_marker(ticks) == []
     size = ticks.stat().st_size
     time.sleep(0.5)
     assert ticks.stat().st_size == size, "the daemon survived the budget"
@@ -54,7 +56,7 @@ def test_finished_command_leaves_no_background_process(tmp_path):
     size = ticks.stat().st_size
     time.sleep(0.5)
     assert ticks.stat().st_size == size
-    assert _alive_with_marker() == []
+    assert _alive_with_marker(ticks) == []
 
 
 def test_output_goes_to_files_and_env_is_passed(tmp_path):

@@ -1,0 +1,409 @@
+"""Parsers for agent CLI output: stream -> normalized trajectory, usage, cost and failure class.
+
+Registered into agent.PARSERS (by name, as agents/<name>.toml's `parser` says):
+  claude-stream-json   Claude Code `-p --output-format stream-json --verbose`
+  codex-json           Codex `exec --json`
+  cursor-stream-json   Cursor `cursor-agent --print --output-format stream-json`
+
+Usage comes from the CLI's own final event only (Claude's `result`, Codex's last `turn.completed`,
+Cursor's `result`): per-message usage repeats the same numbers and must not be summed. It is
+normalized to one shape, the same shape the gateway's meter uses, so the two can be compared:
+
+  input_tokens        input that was neither read from nor written to a prompt cache
+  cache_read_tokens   input served from the cache
+  cache_write_tokens  input written to the cache
+  output_tokens       output, reasoning included
+  reasoning_tokens    (OpenAI only) the reasoning part of output_tokens
+  turns               (when the CLI reports it) model turns
+
+agent_dir/trajectory.jsonl gets one JSON object per step: {"t", "type", ...} with type one of
+system, message (role, text), thinking, tool_call (id, name, input), tool_result (id, output,
+is_error), error, result. "t" is the event's own timestamp when it has one, else the arrival time
+of its line (agent_dir/stdout.times, written by the gateway), else null.
+
+Failure classes: auth, rate_limit, quota, network (infra: retryable, the attempt is not the agent's
+fault); context_overflow, max_turns, cli_crash, timeout (agent: not retryable).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from pathlib import Path
+
+from .agent import PARSERS, AgentReport
+
+INFRA_FAILURES = ("auth", "rate_limit", "quota", "network")
+AGENT_FAILURES = ("context_overflow", "max_turns", "cli_crash", "timeout")
+
+# USD per million tokens: (input, cached input read, cache write, output). List prices of the
+# providers' public pricing pages as of 2026-11; docs/agents.md shows this table (a test keeps the
+# two equal). Used for CLIs that report no cost (Codex). Unknown model -> no cost. Add or override
+# models without a code change: GAUNTLET_PRICES=prices.toml with lines "model" = [in, read, write, out].
+PRICES_PER_MTOK = {
+    "gpt-5": (1.25, 0.125, 0.0, 10.0),
+    "gpt-5-codex": (1.25, 0.125, 0.0, 10.0),
+    "gpt-5.1": (1.25, 0.125, 0.0, 10.0),
+    "gpt-5.1-codex": (1.25, 0.125, 0.0, 10.0),
+    "gpt-5.1-codex-max": (1.25, 0.125, 0.0, 10.0),
+    "gpt-5-mini": (0.25, 0.025, 0.0, 2.0),
+    "gpt-5.1-codex-mini": (0.25, 0.025, 0.0, 2.0),
+    "gpt-5-nano": (0.05, 0.005, 0.0, 0.4),
+    "gpt-5.2": (1.75, 0.175, 0.0, 14.0),
+    "gpt-5.2-codex": (1.75, 0.175, 0.0, 14.0),
+}
+
+# Lower-cased substrings of error text -> class, checked in this order (first match wins).
+_PATTERNS = (
+    ("context_overflow", ("prompt is too long", "context_length_exceeded", "context window", "maximum context length",
+                          "input is too long", "too many tokens")),
+    ("quota", ("insufficient_quota", "exceeded your current quota", "credit balance is too low", "quota exceeded",
+               "usage limit", "billing")),
+    ("auth", ("authentication_error", "invalid x-api-key", "invalid api key", "invalid_api_key", "401", "unauthorized",
+              "/login", "not logged in", "permission_error", "403 forbidden", "api key")),
+    ("rate_limit", ("rate_limit", "rate limit", "429", "too many requests", "overloaded", "529")),
+    ("network", ("econnrefused", "connection refused", "connection error", "fetch failed", "network", "error sending "
+                 "request", "stream disconnected", "timed out", "etimedout", "enotfound", "socket hang up",
+                 "econnreset", "connection reset", "502", "503", "504", "bad gateway", "service unavailable",
+                 "internal server error", "api_error", "500")),
+)
+
+
+def classify(texts, *, timed_out: bool = False, exit_code: int | None = 0, is_error: bool = False,
+             status: int | None = None) -> str | None:
+    """One failure class, or None when the run did not fail. `texts`: error messages only."""
+    if timed_out:
+        return "timeout"
+    by_status = {401: "auth", 403: "auth", 429: "rate_limit", 413: "context_overflow", 529: "rate_limit",
+                 500: "network", 502: "network", 503: "network", 504: "network"}
+    failed = is_error or exit_code not in (0, None)
+    if not failed:
+        return None
+    blob = "\n".join(t for t in texts if t).lower()
+    for name, needles in _PATTERNS:
+        if any(n in blob for n in needles):
+            return name
+    if status in by_status:
+        return by_status[status]
+    return "cli_crash"
+
+
+def report_for(failure: str | None, usage=None, cost=None, turns=None) -> AgentReport:
+    return AgentReport(usage=usage, cost_usd=cost, turns=turns, failure=failure,
+                       retryable=failure in INFRA_FAILURES)
+
+
+def normalize_usage(raw: dict, protocol: str) -> dict:
+    """A usage dict as the API or CLI reports it -> the normalized shape (see the module doc)."""
+    def n(*keys):
+        for key in keys:
+            value = raw
+            for part in key.split("."):
+                value = value.get(part) if isinstance(value, dict) else None
+            if isinstance(value, (int, float)):
+                return int(value)
+        return 0
+    if protocol == "anthropic":
+        out = {"input_tokens": n("input_tokens"), "cache_read_tokens": n("cache_read_input_tokens"),
+               "cache_write_tokens": n("cache_creation_input_tokens"), "output_tokens": n("output_tokens")}
+    elif protocol in ("openai", "openai-responses"):   # Responses API usage (input includes cached)
+        cached = n("input_tokens_details.cached_tokens")
+        out = {"input_tokens": n("input_tokens") - cached, "cache_read_tokens": cached, "cache_write_tokens": 0,
+               "output_tokens": n("output_tokens"), "reasoning_tokens": n("output_tokens_details.reasoning_tokens")}
+    elif protocol == "codex":                          # codex exec --json turn.completed
+        cached = n("cached_input_tokens")
+        out = {"input_tokens": n("input_tokens") - cached, "cache_read_tokens": cached,
+               "cache_write_tokens": n("cache_write_input_tokens"), "output_tokens": n("output_tokens"),
+               "reasoning_tokens": n("reasoning_output_tokens")}
+    elif protocol == "cursor":
+        out = {"input_tokens": n("inputTokens", "input_tokens"), "cache_read_tokens": n("cacheReadTokens"),
+               "cache_write_tokens": n("cacheWriteTokens"), "output_tokens": n("outputTokens", "output_tokens")}
+    else:
+        raise ValueError(f"unknown usage protocol {protocol!r}")
+    return out
+
+
+TOKEN_KEYS = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens")
+
+
+def price(model: str | None, usage: dict) -> float | None:
+    """USD for normalized usage on `model`, from PRICES_PER_MTOK; None for an unknown model."""
+    if not model:
+        return None
+    table = dict(PRICES_PER_MTOK)
+    extra = os.environ.get("GAUNTLET_PRICES")       # a TOML file: "model" = [input, cache_read, cache_write, output]
+    if extra:
+        import tomllib
+        table.update({k: tuple(v) for k, v in tomllib.loads(Path(extra).read_text()).items()})
+    rates = table.get(model) or table.get(model.split("/")[-1])
+    if rates is None:
+        return None
+    p_in, p_read, p_write, p_out = rates
+    return round((usage.get("input_tokens", 0) * p_in + usage.get("cache_read_tokens", 0) * p_read
+                  + usage.get("cache_write_tokens", 0) * (p_write or p_in)
+                  + usage.get("output_tokens", 0) * p_out) / 1e6, 10)
+
+
+# -- shared plumbing -----------------------------------------------------------------------------
+def _lines(stdout: Path, agent_dir: Path):
+    """(arrival time or None, parsed event or None, raw line) for each stdout line."""
+    try:
+        raw = Path(stdout).read_text(errors="replace").splitlines()
+    except FileNotFoundError:
+        raw = []
+    try:
+        times = [float(x) for x in (agent_dir / "stdout.times").read_text().split()]
+    except (FileNotFoundError, ValueError):
+        times = []
+    try:      # lines written after the gateway's last look: the file's last write bounds them
+        last_write = Path(stdout).stat().st_mtime
+    except FileNotFoundError:
+        last_write = None
+    for i, line in enumerate(raw):
+        t = times[i] if i < len(times) else last_write
+        try:
+            event = json.loads(line)
+        except ValueError:
+            event = None
+        yield t, (event if isinstance(event, dict) else None), line
+
+
+def _stamp(value, arrival):
+    """An event's own timestamp (ISO or epoch) as epoch seconds, else the arrival time."""
+    if isinstance(value, (int, float)):
+        return float(value) / (1000.0 if value > 1e11 else 1.0)
+    if isinstance(value, str):
+        try:
+            return _dt.datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            pass
+    return arrival
+
+
+def _tail(path: Path, limit: int = 4000) -> str:
+    try:
+        return path.read_text(errors="replace")[-limit:]
+    except FileNotFoundError:
+        return ""
+
+
+def _write_trajectory(agent_dir: Path, steps: list[dict]) -> None:
+    with open(agent_dir / "trajectory.jsonl", "w") as fh:
+        for step in steps:
+            fh.write(json.dumps(step, default=str) + "\n")
+
+
+def _text_of(content) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(_text_of(c.get("text", c.get("content", ""))) if isinstance(c, dict) else str(c)
+                         for c in content)
+    return "" if content is None else json.dumps(content)
+
+
+def _gateway_models(agent_dir: Path) -> list[str]:
+    try:
+        return sorted(json.loads((agent_dir / "gateway.json").read_text()).get("by_model", {}))
+    except (FileNotFoundError, ValueError):
+        return []
+
+
+# -- Claude Code ---------------------------------------------------------------------------------
+def parse_claude(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
+    steps, result = [], None
+    for arrival, ev, line in _lines(stdout, agent_dir):
+        if ev is None:
+            if line.strip():
+                steps.append({"t": arrival, "type": "error", "text": line[:2000]})
+            continue
+        t = _stamp(ev.get("timestamp"), arrival)
+        kind = ev.get("type")
+        if kind == "system":
+            steps.append({"t": t, "type": "system", "subtype": ev.get("subtype"), "model": ev.get("model"),
+                          "cwd": ev.get("cwd"), "session_id": ev.get("session_id"), "tools": ev.get("tools")})
+        elif kind in ("assistant", "user"):
+            message = ev.get("message") or {}
+            content = message.get("content")
+            if isinstance(content, str):
+                content = [{"type": "text", "text": content}]
+            for block in content or []:
+                btype = block.get("type")
+                if btype == "text":
+                    steps.append({"t": t, "type": "message", "role": message.get("role", kind),
+                                  "text": block.get("text", "")})
+                elif btype in ("thinking", "redacted_thinking"):
+                    steps.append({"t": t, "type": "thinking", "text": block.get("thinking", "")})
+                elif btype == "tool_use":
+                    steps.append({"t": t, "type": "tool_call", "id": block.get("id"), "name": block.get("name"),
+                                  "input": block.get("input")})
+                elif btype == "tool_result":
+                    steps.append({"t": t, "type": "tool_result", "id": block.get("tool_use_id"),
+                                  "output": _text_of(block.get("content")), "is_error": bool(block.get("is_error"))})
+        elif kind == "result":
+            result = ev
+            steps.append({"t": t, "type": "result", "subtype": ev.get("subtype"), "is_error": ev.get("is_error"),
+                          "text": ev.get("result"), "num_turns": ev.get("num_turns"),
+                          "terminal_reason": ev.get("terminal_reason")})
+    _write_trajectory(agent_dir, steps)
+
+    usage = cost = turns = None
+    if result is not None:
+        if isinstance(result.get("usage"), dict):
+            usage = normalize_usage(result["usage"], "anthropic")
+            turns = result.get("num_turns")
+            if turns is not None:
+                usage["turns"] = turns
+        models = result.get("modelUsage") or {}
+        known = [m for m in models.values() if isinstance(m, dict) and m.get("costBasis") != "unknown"]
+        if result.get("total_cost_usd") is not None and (known or not models):
+            cost = float(result["total_cost_usd"])   # unknown model ids get a made-up price: dropped
+    errors = []
+    is_error = False
+    if result is not None:
+        is_error = bool(result.get("is_error"))
+        if is_error:
+            errors += [str(result.get("result") or ""), str(result.get("api_error_type") or "")]
+            errors += [str(e) for e in result.get("errors") or []]
+        if result.get("subtype") == "error_max_turns" and not timed_out:
+            return report_for("max_turns", usage, cost, turns)
+        if result.get("terminal_reason") == "prompt_too_long" and not timed_out:
+            return report_for("context_overflow", usage, cost, turns)
+    if is_error or exit_code not in (0, None) or result is None:
+        errors.append(_tail(agent_dir / "stderr.log"))
+    status = result.get("api_error_status") if result else None
+    failure = classify(errors, timed_out=timed_out, exit_code=exit_code,
+                       is_error=is_error or (result is None and not timed_out),
+                       status=status if isinstance(status, int) else None)
+    return report_for(failure, usage, cost, turns)
+
+
+# -- Codex ---------------------------------------------------------------------------------------
+def parse_codex(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
+    steps, last_usage, failed, errors, turns = [], None, False, [], 0
+    started: set = set()
+    for arrival, ev, line in _lines(stdout, agent_dir):
+        if ev is None:
+            if line.strip():
+                steps.append({"t": arrival, "type": "error", "text": line[:2000]})
+            continue
+        t = _stamp(ev.get("timestamp"), arrival)
+        kind = ev.get("type")
+        if kind == "thread.started":
+            steps.append({"t": t, "type": "system", "subtype": "thread.started", "session_id": ev.get("thread_id")})
+        elif kind == "turn.completed":
+            turns += 1
+            last_usage = ev.get("usage") or last_usage
+        elif kind == "turn.failed":
+            failed = True
+            message = (ev.get("error") or {}).get("message", "")
+            errors.append(message)
+            steps.append({"t": t, "type": "error", "text": message})
+        elif kind == "error":
+            errors.append(str(ev.get("message", "")))
+            steps.append({"t": t, "type": "error", "text": ev.get("message")})
+        elif kind in ("item.started", "item.updated", "item.completed"):
+            item = ev.get("item") or {}
+            itype, iid = item.get("type"), item.get("id")
+            if itype == "command_execution":
+                if iid not in started:
+                    started.add(iid)
+                    steps.append({"t": t, "type": "tool_call", "id": iid, "name": "shell",
+                                  "input": {"command": item.get("command")}})
+                if kind == "item.completed":
+                    steps.append({"t": t, "type": "tool_result", "id": iid, "output": item.get("aggregated_output", ""),
+                                  "exit_code": item.get("exit_code"),
+                                  "is_error": item.get("status") == "failed" or item.get("exit_code") not in (0, None)})
+            elif itype in ("file_change", "mcp_tool_call", "web_search") and kind == "item.completed":
+                steps.append({"t": t, "type": "tool_call", "id": iid, "name": itype,
+                              "input": {k: v for k, v in item.items() if k not in ("id", "type")}})
+                steps.append({"t": t, "type": "tool_result", "id": iid, "output": item.get("status", ""),
+                              "is_error": item.get("status") == "failed"})
+            elif itype == "agent_message" and kind == "item.completed":
+                steps.append({"t": t, "type": "message", "role": "assistant", "text": item.get("text", "")})
+            elif itype == "reasoning" and kind == "item.completed":
+                steps.append({"t": t, "type": "thinking", "text": item.get("text", "")})
+            elif itype == "error" and kind == "item.completed":
+                steps.append({"t": t, "type": "error", "text": item.get("message")})
+    usage = cost = None
+    if last_usage is not None:
+        usage = normalize_usage(last_usage, "codex")   # one exec = one turn: the last turn.completed
+        models = _gateway_models(agent_dir)
+        cost = price(models[0], usage) if len(models) == 1 else None
+    steps.append({"t": steps[-1]["t"] if steps else None, "type": "result", "is_error": failed,
+                  "usage": usage, "cost_usd": cost})
+    _write_trajectory(agent_dir, steps)
+    if failed or exit_code not in (0, None):
+        errors.append(_tail(agent_dir / "stderr.log"))
+    else:
+        errors = []
+    failure = classify(errors, timed_out=timed_out, exit_code=exit_code, is_error=failed)
+    return report_for(failure, usage, cost, turns or None)
+
+
+# -- Cursor --------------------------------------------------------------------------------------
+def _cursor_tool(tool_call: dict) -> tuple[str, dict, dict | None]:
+    """{"readToolCall": {"args": .., "result": ..}} or {"function": {"name", "arguments"}}."""
+    for key, body in (tool_call or {}).items():
+        if key == "function" and isinstance(body, dict):
+            args = body.get("arguments")
+            try:
+                args = json.loads(args) if isinstance(args, str) else args
+            except ValueError:
+                pass
+            return body.get("name", "function"), {"arguments": args}, body.get("result")
+        if isinstance(body, dict):
+            name = key[:-len("ToolCall")] if key.endswith("ToolCall") else key
+            return name, body.get("args") or {}, body.get("result")
+    return "unknown", {}, None
+
+
+def parse_cursor(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
+    steps, result = [], None
+    for arrival, ev, line in _lines(stdout, agent_dir):
+        if ev is None:
+            if line.strip():
+                steps.append({"t": arrival, "type": "error", "text": line[:2000]})
+            continue
+        t = _stamp(ev.get("timestamp_ms") or ev.get("timestamp"), arrival)
+        kind = ev.get("type")
+        if kind == "system":
+            steps.append({"t": t, "type": "system", "subtype": ev.get("subtype"), "model": ev.get("model"),
+                          "cwd": ev.get("cwd"), "session_id": ev.get("session_id")})
+        elif kind in ("user", "assistant"):
+            message = ev.get("message") or {}
+            text = _text_of(message.get("content"))
+            if text:
+                steps.append({"t": t, "type": "message", "role": message.get("role", kind), "text": text})
+        elif kind == "thinking":
+            if ev.get("text"):
+                steps.append({"t": t, "type": "thinking", "text": ev.get("text")})
+        elif kind == "tool_call":
+            name, args, res = _cursor_tool(ev.get("tool_call") or {})
+            if ev.get("subtype") == "started":
+                steps.append({"t": t, "type": "tool_call", "id": ev.get("call_id"), "name": name, "input": args})
+            elif ev.get("subtype") == "completed":
+                res = res or {}
+                is_error = "error" in res or "failure" in res or "rejected" in res
+                steps.append({"t": t, "type": "tool_result", "id": ev.get("call_id"), "name": name,
+                              "output": res, "is_error": is_error})
+        elif kind == "result":
+            result = ev
+            steps.append({"t": t, "type": "result", "subtype": ev.get("subtype"), "is_error": ev.get("is_error"),
+                          "text": ev.get("result"), "duration_ms": ev.get("duration_ms")})
+    _write_trajectory(agent_dir, steps)
+    usage = cost = None
+    if result is not None and isinstance(result.get("usage"), dict):
+        usage = normalize_usage(result["usage"], "cursor")
+    if result is not None and result.get("total_cost_usd") is not None:
+        cost = float(result["total_cost_usd"])
+    is_error = bool(result.get("is_error")) if result else False
+    errors = [str(result.get("result") or "")] if is_error else []
+    if is_error or exit_code not in (0, None) or result is None:
+        errors.append(_tail(agent_dir / "stderr.log"))
+    failure = classify(errors, timed_out=timed_out, exit_code=exit_code,
+                       is_error=is_error or (result is None and not timed_out))
+    return report_for(failure, usage, cost)
+
+
+PARSERS.update({"claude-stream-json": parse_claude, "codex-json": parse_codex, "cursor-stream-json": parse_cursor})

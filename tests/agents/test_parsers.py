@@ -1,0 +1,180 @@
+"""Parsers on recorded-shape streams: usage from the final event only (never summed per message),
+trajectory steps, failure classes (infra retryable, agent not)."""
+import json
+
+import pytest
+
+from runner.parsers import (AGENT_FAILURES, INFRA_FAILURES, classify, normalize_usage, parse_claude, parse_codex,
+                            parse_cursor, price)
+
+from .conftest import jsonl
+
+
+def write(agent_dir, events, stderr="", times=None):
+    agent_dir.mkdir(exist_ok=True)
+    (agent_dir / "stdout.log").write_text("".join((e if isinstance(e, str) else json.dumps(e)) + "\n" for e in events))
+    (agent_dir / "stderr.log").write_text(stderr)
+    if times:
+        (agent_dir / "stdout.times").write_text("".join(f"{t}\n" for t in times))
+    return agent_dir / "stdout.log"
+
+
+def claude_result(**kw):
+    base = {"type": "result", "subtype": "success", "is_error": False, "num_turns": 2, "result": "done",
+            "total_cost_usd": 0.25, "usage": {"input_tokens": 200, "cache_creation_input_tokens": 40,
+                                              "cache_read_input_tokens": 60, "output_tokens": 14},
+            "modelUsage": {"claude-sonnet-4-5": {"costUSD": 0.25, "costBasis": "list"}}}
+    base.update(kw)
+    return base
+
+
+CLAUDE_OK = [
+    {"type": "system", "subtype": "init", "cwd": "/w", "session_id": "s", "model": "claude-sonnet-4-5", "tools": ["Bash"]},
+    {"type": "assistant", "timestamp": "2026-11-22T08:00:00.000Z", "message": {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}],
+        "usage": {"input_tokens": 100, "cache_creation_input_tokens": 20, "cache_read_input_tokens": 30, "output_tokens": 1}}},
+    {"type": "user", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "kernel.py"}]}]}},
+    {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "done"}],
+                                      "usage": {"input_tokens": 100, "cache_creation_input_tokens": 20,
+                                                "cache_read_input_tokens": 30, "output_tokens": 1}}},
+    claude_result(),
+]
+
+
+def test_claude_usage_is_the_result_event_not_a_sum(tmp_path):
+    out = write(tmp_path / "a", CLAUDE_OK, times=[10.0, 11.0, 12.0, 13.0, 14.0])
+    report = parse_claude(out, tmp_path / "a", False, 0)
+    assert report.usage == {"input_tokens": 200, "cache_read_tokens": 60, "cache_write_tokens": 40,
+                            "output_tokens": 14, "turns": 2}
+    assert report.cost_usd == 0.25 and report.turns == 2 and report.failure is None and not report.retryable
+    steps = jsonl(tmp_path / "a" / "trajectory.jsonl")
+    assert [s["type"] for s in steps] == ["system", "tool_call", "tool_result", "message", "result"]
+    assert steps[1]["name"] == "Bash" and steps[1]["input"] == {"command": "ls"}
+    assert steps[2]["id"] == "t1" and steps[2]["output"] == "kernel.py"
+    assert steps[1]["t"] == pytest.approx(1795334400.0)              # the event's own timestamp
+    assert steps[2]["t"] == 12.0 and steps[0]["t"] == 10.0           # else the line's arrival time
+
+
+def test_claude_cost_of_an_unpriced_model_is_dropped(tmp_path):
+    out = write(tmp_path / "a", [claude_result(modelUsage={"stub-x": {"costUSD": 0.1, "costBasis": "unknown"}})])
+    assert parse_claude(out, tmp_path / "a", False, 0).cost_usd is None
+
+
+@pytest.mark.parametrize("result_kw,exit_code,expected", [
+    ({"is_error": True, "result": "API Error: 401 {\"type\":\"error\",\"error\":{\"type\":\"authentication_error\"}}",
+      "api_error_status": 401}, 1, "auth"),
+    ({"is_error": True, "result": "API Error: Request rejected (429) · Rate limit", "api_error_status": 429}, 1,
+     "rate_limit"),
+    ({"is_error": True, "result": "API Error: 429 · credit balance is too low", "api_error_status": 429}, 1, "quota"),
+    ({"is_error": True, "result": "Prompt is too long", "terminal_reason": "prompt_too_long"}, 1, "context_overflow"),
+    ({"is_error": True, "result": "API Error: Connection error.", "api_error_status": None}, 1, "network"),
+    ({"subtype": "error_max_turns", "is_error": True, "result": None}, 1, "max_turns"),
+    ({"is_error": True, "result": "something odd"}, 1, "cli_crash"),
+])
+def test_claude_failure_classes(tmp_path, result_kw, exit_code, expected):
+    out = write(tmp_path / "a", [claude_result(**result_kw)])
+    report = parse_claude(out, tmp_path / "a", False, exit_code)
+    assert report.failure == expected
+    assert report.retryable == (expected in INFRA_FAILURES)
+
+
+def test_claude_crash_and_timeout(tmp_path):
+    out = write(tmp_path / "a", ["Error: cannot be used with root/sudo privileges"], stderr="")
+    assert parse_claude(out, tmp_path / "a", False, 1).failure == "cli_crash"
+    out = write(tmp_path / "b", CLAUDE_OK[:2])
+    report = parse_claude(out, tmp_path / "b", True, None)
+    assert report.failure == "timeout" and not report.retryable and report.usage is None
+
+
+CODEX_OK = [
+    {"type": "thread.started", "thread_id": "th"},
+    {"type": "turn.started"},
+    {"type": "item.started", "item": {"id": "i1", "type": "command_execution", "command": "bash -lc ls",
+                                      "aggregated_output": "", "exit_code": None, "status": "in_progress"}},
+    {"type": "item.completed", "item": {"id": "i1", "type": "command_execution", "command": "bash -lc ls",
+                                        "aggregated_output": "kernel.py\n", "exit_code": 0, "status": "completed"}},
+    {"type": "item.completed", "item": {"id": "i2", "type": "agent_message", "text": "done"}},
+    {"type": "turn.completed", "usage": {"input_tokens": 400, "cached_input_tokens": 100,
+                                         "cache_write_input_tokens": 0, "output_tokens": 18,
+                                         "reasoning_output_tokens": 6}},
+]
+
+
+def test_codex_usage_trajectory_and_price(tmp_path):
+    adir = tmp_path / "a"
+    out = write(adir, CODEX_OK)
+    (adir / "gateway.json").write_text(json.dumps({"by_model": {"gpt-5.1-codex": {}}}))
+    report = parse_codex(out, adir, False, 0)
+    assert report.usage == {"input_tokens": 300, "cache_read_tokens": 100, "cache_write_tokens": 0,
+                            "output_tokens": 18, "reasoning_tokens": 6}
+    assert report.cost_usd == pytest.approx((300 * 1.25 + 100 * 0.125 + 18 * 10.0) / 1e6)
+    assert report.failure is None
+    steps = jsonl(adir / "trajectory.jsonl")
+    assert [s["type"] for s in steps] == ["system", "tool_call", "tool_result", "message", "result"]
+    assert steps[1]["input"] == {"command": "bash -lc ls"} and steps[2]["output"] == "kernel.py\n"
+
+
+@pytest.mark.parametrize("message,expected", [
+    ("unexpected status 401 Unauthorized: invalid_api_key", "auth"),
+    ("exceeded retry limit, last status: 429 Too Many Requests", "rate_limit"),
+    ("Quota exceeded. Check your plan and billing details. insufficient_quota", "quota"),
+    ("stream disconnected before completion: error sending request", "network"),
+    ("context_length_exceeded: Your input exceeds the context window", "context_overflow"),
+])
+def test_codex_failure_classes(tmp_path, message, expected):
+    out = write(tmp_path / "a", CODEX_OK[:2] + [{"type": "turn.failed", "error": {"message": message}}])
+    report = parse_codex(out, tmp_path / "a", False, 1)
+    assert report.failure == expected and report.retryable == (expected in INFRA_FAILURES)
+
+
+def test_codex_reconnect_noise_is_not_a_failure(tmp_path):
+    out = write(tmp_path / "a", CODEX_OK[:1] + [{"type": "error", "message": "Reconnecting... 1/5"}] + CODEX_OK[1:])
+    assert parse_codex(out, tmp_path / "a", False, 0).failure is None
+
+
+CURSOR = [
+    {"type": "system", "subtype": "init", "apiKeySource": "env", "cwd": "/w", "session_id": "s", "model": "auto"},
+    {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "# Task"}]}},
+    {"type": "tool_call", "subtype": "started", "call_id": "c1", "tool_call": {"readToolCall": {"args": {"path": "k.py"}}}},
+    {"type": "tool_call", "subtype": "completed", "call_id": "c1", "tool_call": {"readToolCall": {
+        "args": {"path": "k.py"}, "result": {"success": {"content": "x", "totalLines": 1}}}}},
+    {"type": "tool_call", "subtype": "started", "call_id": "c2", "tool_call": {"function": {
+        "name": "grep", "arguments": "{\"pattern\": \"BLOCK\"}"}}},
+    {"type": "tool_call", "subtype": "completed", "call_id": "c2", "tool_call": {"shellToolCall": {
+        "args": {"command": "false"}, "result": {"failure": {"exitCode": 1}}}}},
+    {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}},
+    {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 5, "result": "ok",
+     "usage": {"inputTokens": 10, "outputTokens": 2, "cacheReadTokens": 3, "cacheWriteTokens": 1}},
+]
+
+
+def test_cursor_parser(tmp_path):
+    out = write(tmp_path / "a", CURSOR)
+    report = parse_cursor(out, tmp_path / "a", False, 0)
+    assert report.usage == {"input_tokens": 10, "cache_read_tokens": 3, "cache_write_tokens": 1, "output_tokens": 2}
+    assert report.failure is None and report.cost_usd is None
+    steps = jsonl(tmp_path / "a" / "trajectory.jsonl")
+    assert [s["type"] for s in steps] == ["system", "message", "tool_call", "tool_result", "tool_call",
+                                          "tool_result", "message", "result"]
+    assert steps[2]["name"] == "read" and steps[2]["input"] == {"path": "k.py"}
+    assert steps[4]["name"] == "grep" and steps[4]["input"] == {"arguments": {"pattern": "BLOCK"}}
+    assert steps[5]["is_error"] is True and steps[3]["is_error"] is False
+
+
+def test_cursor_auth_failure(tmp_path):
+    out = write(tmp_path / "a", [{"type": "result", "subtype": "error", "is_error": True,
+                                  "result": "Authentication failed: invalid API key"}])
+    report = parse_cursor(out, tmp_path / "a", False, 1)
+    assert report.failure == "auth" and report.retryable
+
+
+def test_classes_and_helpers():
+    assert set(INFRA_FAILURES) == {"auth", "rate_limit", "quota", "network"}
+    assert {"context_overflow", "cli_crash", "timeout"} <= set(AGENT_FAILURES)
+    assert classify(["401"], exit_code=0) is None                     # a clean exit is no failure
+    assert classify([], exit_code=3) == "cli_crash" and classify([], timed_out=True) == "timeout"
+    assert normalize_usage({"input_tokens": 10, "input_tokens_details": {"cached_tokens": 4}, "output_tokens": 2,
+                            "output_tokens_details": {"reasoning_tokens": 1}}, "openai") == {
+        "input_tokens": 6, "cache_read_tokens": 4, "cache_write_tokens": 0, "output_tokens": 2, "reasoning_tokens": 1}
+    assert price("no-such-model", {"input_tokens": 5}) is None
