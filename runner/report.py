@@ -1,7 +1,9 @@
 """Report: per-category aggregates over the result.json files of one or more run dirs.
 
-Speedup means are taken over attempts that are correct on that split (a failed attempt has no
-speedup); the share of attempts they cover is the correct-% column next to them.
+Speedup means are taken over attempts that pass that split (correct and not flagged; a failed
+attempt has no speedup); the share of attempts they cover is the correct-% column next to them.
+The `all` variants count every attempt, a failed one as speedup 1.0. Scores, fast_p, quadrants and
+conditional correctness come from runner/score.py; docs/scoring.md defines them.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from . import score
 from .result import AttemptResult, read_json
 
 
@@ -29,6 +32,26 @@ class CategoryRow:
     mean_speedup_unseen: float | None
     geomean_speedup_unseen: float | None
     timing_meaningful: bool
+    flagged_pct: float = 0.0
+    aka_mean: float | None = None              # mean AKA score (seen configs) over all attempts
+    bounded_mean: float | None = None          # mean bounded reward (seen) over all attempts
+    aka_unseen_mean: float | None = None
+    bounded_unseen_mean: float | None = None
+    fast_0: float | None = None                # KernelBench fast_p on the seen configs
+    fast_1: float | None = None
+    fast_1_5: float | None = None
+    fast_2: float | None = None
+    fast_1_unseen: float | None = None
+    mean_speedup_seen_all: float | None = None     # every attempt, a failed one counted as 1.0
+    geomean_speedup_seen_all: float | None = None
+    geomean_speedup_unseen_all: float | None = None
+    both_pass: int = 0
+    opt_regression: int = 0
+    both_fail: int = 0
+    opt_improvement: int = 0
+    conditional_correctness_pct: float | None = None  # P(cand passes unseen | baseline passes unseen)
+    generalization_speedup_seen: float | None = None  # geomean over attempts passing both splits
+    generalization_speedup_unseen: float | None = None
 
 
 def load_results(run_dirs) -> list[AttemptResult]:
@@ -60,15 +83,30 @@ def aggregate(results: list[AttemptResult]) -> list[CategoryRow]:
         groups.setdefault((r.category, r.agent, r.device), []).append(r)
     rows = []
     for (category, agent, device), rs in sorted(groups.items()):
-        seen = [r.speedup_seen for r in rs if r.speedup_seen]
-        unseen = [r.speedup_unseen for r in rs if r.speedup_unseen]
+        seen = score.speedups(rs, "seen")
+        unseen = score.speedups(rs, "unseen")
+        gen = score.generalization(rs)
         rows.append(CategoryRow(
             category=category, agent=agent, device=device, attempts=len(rs),
             compiled_pct=_pct(r.compiled for r in rs), correct_seen_pct=_pct(r.correct_seen for r in rs),
             correct_unseen_pct=_pct(r.correct_unseen for r in rs),
             mean_speedup_seen=_mean(seen), geomean_speedup_seen=_geomean(seen),
             mean_speedup_unseen=_mean(unseen), geomean_speedup_unseen=_geomean(unseen),
-            timing_meaningful=all(r.timing_meaningful for r in rs)))
+            timing_meaningful=all(r.timing_meaningful for r in rs),
+            flagged_pct=_pct(bool(r.flags) for r in rs),
+            aka_mean=_mean([score.aka_score(r, "seen") for r in rs]),
+            bounded_mean=_mean([score.bounded_score(r, "seen") for r in rs]),
+            aka_unseen_mean=_mean([score.aka_score(r, "unseen") for r in rs]),
+            bounded_unseen_mean=_mean([score.bounded_score(r, "unseen") for r in rs]),
+            fast_0=score.fast_p(rs, 0.0), fast_1=score.fast_p(rs, 1.0), fast_1_5=score.fast_p(rs, 1.5),
+            fast_2=score.fast_p(rs, 2.0), fast_1_unseen=score.fast_p(rs, 1.0, "unseen"),
+            mean_speedup_seen_all=_mean(score.speedups(rs, "seen", include_failures=True)),
+            geomean_speedup_seen_all=_geomean(score.speedups(rs, "seen", include_failures=True)),
+            geomean_speedup_unseen_all=_geomean(score.speedups(rs, "unseen", include_failures=True)),
+            conditional_correctness_pct=(round(gen.conditional_correctness, 1)
+                                         if gen.conditional_correctness is not None else None),
+            generalization_speedup_seen=gen.speedup_seen, generalization_speedup_unseen=gen.speedup_unseen,
+            **gen.quadrants))
     return rows
 
 
@@ -77,6 +115,17 @@ COLUMNS = [("category", "category"), ("agent", "agent"), ("device", "device"), (
            ("correct_unseen_pct", "correct unseen %"), ("mean_speedup_seen", "mean speedup seen"),
            ("geomean_speedup_seen", "geomean speedup seen"), ("mean_speedup_unseen", "mean speedup unseen"),
            ("geomean_speedup_unseen", "geomean speedup unseen")]
+SCORE_COLUMNS = [("category", "category"), ("agent", "agent"), ("flagged_pct", "flagged %"),
+                 ("aka_mean", "aka"), ("bounded_mean", "bounded"), ("fast_0", "fast_0"), ("fast_1", "fast_1"),
+                 ("fast_1_5", "fast_1.5"), ("fast_2", "fast_2"), ("geomean_speedup_seen_all", "geomean speedup all"),
+                 ("aka_unseen_mean", "aka unseen"), ("bounded_unseen_mean", "bounded unseen")]
+GENERALIZATION_COLUMNS = [("category", "category"), ("agent", "agent"), ("both_pass", "both_pass"),
+                          ("opt_regression", "opt_regression"), ("both_fail", "both_fail"),
+                          ("opt_improvement", "opt_improvement"),
+                          ("conditional_correctness_pct", "P(cand ok given base ok) unseen %"),
+                          ("generalization_speedup_seen", "speedup seen (both pass)"),
+                          ("generalization_speedup_unseen", "speedup unseen (both pass)")]
+CSV_FIELDS = [k for k, _ in COLUMNS] + ["timing_meaningful"]
 
 
 def _cell(row: CategoryRow, key: str) -> str:
@@ -84,9 +133,26 @@ def _cell(row: CategoryRow, key: str) -> str:
     if value is None:
         return "-"
     if isinstance(value, float):
-        text = f"{value:.3f}x" if "speedup" in key else f"{value:.1f}"
-        return text + ("*" if "speedup" in key and not row.timing_meaningful else "")
+        if "speedup" in key:
+            text = f"{value:.3f}x"
+        elif key.startswith("fast_") or key.startswith("bounded"):
+            text = f"{value:.3f}"
+        else:
+            text = f"{value:.1f}"
+        return text + ("*" if ("speedup" in key or key.startswith(("fast_", "aka", "bounded")))
+                       and not row.timing_meaningful else "")
     return str(value)
+
+
+def _table(rows, columns, fmt) -> list[str]:
+    header = [title for _, title in columns]
+    body = [[_cell(r, k) for k, _ in columns] for r in rows]
+    if fmt == "md":
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        return lines + ["| " + " | ".join(cells) + " |" for cells in body]
+    widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    return lines + ["  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip() for cells in body]
 
 
 def render(rows: list[CategoryRow], fmt: str) -> str:
@@ -94,20 +160,20 @@ def render(rows: list[CategoryRow], fmt: str) -> str:
         return json.dumps([asdict(r) for r in rows], indent=2)
     if fmt == "csv":
         buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=[k for k, _ in COLUMNS] + ["timing_meaningful"])
+        # The historical columns first (scripts read them by position), then every other field.
+        names = CSV_FIELDS + [k for k in asdict(rows[0]) if k not in CSV_FIELDS] if rows else CSV_FIELDS
+        writer = csv.DictWriter(buf, fieldnames=names)
         writer.writeheader()
         for r in rows:
             writer.writerow(asdict(r))
         return buf.getvalue()
-    header = [title for _, title in COLUMNS]
-    body = [[_cell(r, k) for k, _ in COLUMNS] for r in rows]
     note = ("\n* CPU (Triton interpreter) times: recorded, not meaningful as kernel speed."
             if any(not r.timing_meaningful for r in rows) else "")
-    if fmt == "md":
-        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        lines += ["| " + " | ".join(cells) + " |" for cells in body]
-        return "\n".join(lines) + ("\n" + note if note else "")
-    widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(header)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(cells, widths)) for cells in body]
-    return "\n".join(lines) + note
+    blocks = [_table(rows, COLUMNS, fmt),
+              ["", "Scores (seen configs; flagged attempts score 0; docs/scoring.md)" if fmt != "md"
+               else "\n**Scores** (seen configs; flagged attempts score 0; docs/scoring.md)\n"]
+              + _table(rows, SCORE_COLUMNS, fmt),
+              ["", "Generalization (hidden configs)" if fmt != "md" else "\n**Generalization** (hidden configs)\n"]
+              + _table(rows, GENERALIZATION_COLUMNS, fmt)]
+    text = "\n".join(line for block in blocks for line in block)
+    return text + ("\n" + note if note else "")

@@ -12,6 +12,9 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 STATUSES = ("ok", "agent_timeout", "agent_error", "infra_error")
+# Per-config speedups enter every aggregate capped at this value (docs/scoring.md): one config (or
+# one task) cannot dominate a mean. Independent of the excessive-speedup flag (evaluator, default 10x).
+SPEEDUP_CAP = 10.0
 
 
 @dataclass
@@ -27,6 +30,13 @@ class ConfigResult:
     baseline_ms: float | None = None
     candidate_ms: float | None = None
     speedup: float | None = None     # baseline_ms / candidate_ms, only when correct
+    baseline_iqr_ms: float | None = None
+    candidate_iqr_ms: float | None = None
+    baseline_cv: float | None = None   # coefficient of variation of the timed repetitions
+    candidate_cv: float | None = None
+    timing_samples: int | None = None  # candidate repetitions behind candidate_ms
+    escaped_reps: int | None = None    # repetitions with work outside the current stream (GPU)
+    flags: list[str] = field(default_factory=list)  # per-config anti-reward-hacking findings
 
 
 @dataclass
@@ -39,6 +49,11 @@ class Evaluation:
     timing_meaningful: bool = True
     timing_method: str = ""
     error: str | None = None         # an evaluator failure not tied to one config
+    timing_regime: str = ""          # cold (L2 flushed per call) | warm (back to back)
+    max_speedup: float | None = None # the excessive-speedup threshold in force
+    flags: list[str] = field(default_factory=list)  # anti-reward-hacking findings: scores are zero
+    notes: list[str] = field(default_factory=list)
+    nonce: str | None = None         # echoed from the host: the file is the evaluator's own
 
     def split(self, name: str) -> list[ConfigResult]:
         return [c for c in self.configs if c.split == name]
@@ -48,20 +63,21 @@ class Evaluation:
         return self.compiled and bool(rows) and all(c.correct for c in rows)
 
     def speedup(self, split: str) -> float | None:
-        """Geometric mean over the split's configs of baseline_ms / candidate_ms; None unless correct."""
+        """Geometric mean over the split's configs of baseline_ms / candidate_ms, each capped at
+        SPEEDUP_CAP; None unless correct."""
         if not self.correct(split):
             return None
         ratios = [c.speedup for c in self.split(split)]
         if not ratios or any(r is None or r <= 0 for r in ratios):
             return None
-        return math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        return math.exp(sum(math.log(min(r, SPEEDUP_CAP)) for r in ratios) / len(ratios))
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> "Evaluation":
-        configs = [ConfigResult(**c) for c in data.get("configs", [])]
+        configs = [ConfigResult(**_known(ConfigResult, c)) for c in data.get("configs", [])]
         return cls(**{**_known(cls, data), "configs": configs})
 
 
@@ -89,6 +105,10 @@ class AttemptResult:
     eval_seconds: float | None = None
     timing_meaningful: bool = True
     timing_method: str = ""
+    timing_regime: str = ""
+    flags: list[str] = field(default_factory=list)  # non-empty: every score of this attempt is zero
+    baseline_correct_unseen: bool | None = None     # the baseline passes every hidden config
+    quadrant: str | None = None                     # both_pass | opt_regression | both_fail | opt_improvement
     compile_log: str = ""
     error: str | None = None
     started: str = ""
@@ -99,7 +119,7 @@ class AttemptResult:
 
     @classmethod
     def from_dict(cls, data: dict) -> "AttemptResult":
-        configs = [ConfigResult(**c) for c in data.get("configs", [])]
+        configs = [ConfigResult(**_known(ConfigResult, c)) for c in data.get("configs", [])]
         return cls(**{**_known(cls, data), "configs": configs})
 
     def apply(self, evaluation: Evaluation) -> None:
@@ -111,9 +131,23 @@ class AttemptResult:
         self.configs = evaluation.configs
         self.timing_meaningful = evaluation.timing_meaningful
         self.timing_method = evaluation.timing_method
+        self.timing_regime = evaluation.timing_regime
+        self.flags = list(evaluation.flags)
+        unseen = evaluation.split("unseen")
+        self.baseline_correct_unseen = all(c.baseline_correct for c in unseen) if unseen else None
+        self.quadrant = (quadrant(self.baseline_correct_unseen, self.correct_unseen and not self.flags)
+                         if unseen else None)
         self.compile_log = evaluation.compile_log[-4000:]
         if evaluation.error:
             self.error = evaluation.error
+
+
+def quadrant(baseline_ok: bool | None, candidate_ok: bool) -> str | None:
+    """AgentKernelArena's held-out quadrants: (baseline, candidate) on the hidden configs."""
+    if baseline_ok is None:
+        return None
+    return {(True, True): "both_pass", (True, False): "opt_regression",
+            (False, False): "both_fail", (False, True): "opt_improvement"}[(bool(baseline_ok), bool(candidate_ok))]
 
 
 def _known(cls, data: dict) -> dict:

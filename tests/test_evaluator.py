@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from runner.evaluator.harness import evaluate
+from runner.evaluator.harness import CORRECTNESS_SEEDS, OUTLIER_SEEDS, evaluate
 from runner.task import load_task
 
 os.environ.setdefault("TRITON_INTERPRET", "1")
@@ -58,11 +58,12 @@ def test_deleted_entry_fails_the_compile_gate(tasks_root, tmp_path):
 
 
 def test_fewer_work_on_repeated_calls_fails_the_timed_recheck(tasks_root, tmp_path):
-    """Correct for the calls the correctness check makes (two seeds on the CPU), then lazy: the
-    re-check of the timed invocation catches it."""
+    """Correct for the calls the correctness check makes (candidate twice per seed and outlier
+    seed), then lazy: the re-check of the timed invocation catches it."""
+    checked = 2 * (len(CORRECTNESS_SEEDS["cpu"]) + len(OUTLIER_SEEDS["cpu"]))
     source = ("import torch\ncalls = {}\n"
               "def forward(x, a):\n    calls[x.numel()] = calls.get(x.numel(), 0) + 1\n"
-              "    if calls[x.numel()] > 2:\n        return torch.zeros_like(x)\n"
+              f"    if calls[x.numel()] > {checked}:\n        return torch.zeros_like(x)\n"
               "    return x * a\n")
     ev = evaluate_source(tasks_root, tmp_path, source, measure=True, splits=("seen",))
     assert ev.compiled and not ev.correct("seen")

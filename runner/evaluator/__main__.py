@@ -13,7 +13,8 @@ from pathlib import Path
 
 from ..result import write_json
 from ..task import TaskError, load_task
-from .harness import evaluate
+from . import timing
+from .harness import MAX_SPEEDUP, evaluate
 
 
 def main(argv=None) -> int:
@@ -28,14 +29,26 @@ def main(argv=None) -> int:
     parser.add_argument("--split", choices=("seen", "unseen", "both"), default="both")
     parser.add_argument("--no-timing", action="store_true")
     parser.add_argument("--out", type=Path, default=None, help="write the evaluation JSON here")
+    parser.add_argument("--regime", choices=timing.REGIMES, default="cold",
+                        help="timing regime for baseline and candidate alike (default: cold L2 per call)")
+    parser.add_argument("--max-speedup", type=float, default=MAX_SPEEDUP,
+                        help="flag (and score zero) a config faster than this over the baseline")
+    parser.add_argument("--nonce-stdin", action="store_true",
+                        help="read a nonce from stdin before any candidate code runs and echo it in the "
+                             "JSON: the host accepts only a file carrying it")
     args = parser.parse_args(argv)
     try:
         task = load_task(args.task_dir, args.tasks_root, workspace_view=args.workspace)
     except TaskError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    # Read (and drop from sys.stdin) before the candidate is imported; the candidate cannot read it
+    # back from the pipe, and a file it writes itself before exiting lacks it.
+    nonce = sys.stdin.readline().strip() if args.nonce_stdin else None
     splits = ("seen", "unseen") if args.split == "both" else (args.split,)
-    evaluation = evaluate(task, args.candidate, args.device, splits, measure=not args.no_timing)
+    evaluation = evaluate(task, args.candidate, args.device, splits, measure=not args.no_timing,
+                          regime=args.regime, max_speedup=args.max_speedup)
+    evaluation.nonce = nonce
     if args.out:
         write_json(args.out, evaluation.to_dict())
     else:

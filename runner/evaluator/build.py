@@ -89,15 +89,18 @@ class Kernel:
     native_fn: object = None        # ctypes function of a compiled kernel
     keepalive: object = None        # the CDLL, so the library stays loaded
 
-    def prepare(self, args: list, expected_like):
-        """Native kernels get harness-allocated outputs, poisoned so unwritten elements fail."""
+    def prepare(self, args: list, spec, pattern: int = 0):
+        """Native kernels get harness-allocated outputs: contiguous, of the shapes and dtypes in
+        `spec` (tensors, typically on the meta device), poisoned with `pattern` so that elements the
+        kernel does not write fail, and a kernel relying on what the buffer held before fails too."""
         if self.native_fn is None:
             return None
         import torch
-        like = expected_like if isinstance(expected_like, (tuple, list)) else (expected_like,)
-        outs = [torch.empty_like(t, memory_format=torch.contiguous_format) for t in like]
+        like = spec if isinstance(spec, (tuple, list)) else (spec,)
+        device = next((a.device for a in args if isinstance(a, torch.Tensor)), torch.device("cpu"))
+        outs = [torch.empty(tuple(t.shape), dtype=t.dtype, device=device) for t in like]
         for out in outs:
-            poison(out)
+            poison(out, pattern)
         return outs
 
     def run(self, args: list, state):
@@ -112,14 +115,22 @@ class Kernel:
         return state[0] if len(state) == 1 else tuple(state)
 
 
-def poison(tensor) -> None:
-    """NaN for floats, an unlikely pattern for integers: a kernel that skips elements shows."""
+POISON_PATTERNS = 2
+
+
+def poison(tensor, pattern: int = 0) -> None:
+    """Fill with garbage a correct kernel overwrites. Pattern 0: NaN for floats; pattern 1: a huge
+    finite negative value (a kernel that tests for NaN to detect the harness still fails). Integers
+    get an unlikely value per pattern."""
+    import torch
     if tensor.is_floating_point():
-        tensor.fill_(float("nan"))
+        tensor.fill_(float("nan") if pattern % 2 == 0 else -0.5 * torch.finfo(tensor.dtype).max)
+    elif tensor.dtype == torch.bool:
+        tensor.fill_(pattern % 2 == 0)
     elif tensor.dtype.is_signed:
-        tensor.fill_(-0x5A5A)
+        tensor.fill_(-0x5A5A if pattern % 2 == 0 else 0x3C3C)
     else:
-        tensor.fill_(1)
+        tensor.fill_(0xA5 if pattern % 2 == 0 else 0x5A)
 
 
 def to_c(value):

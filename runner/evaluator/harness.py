@@ -1,27 +1,49 @@
-"""The evaluation of one candidate, read top to bottom:
+"""The evaluation of one candidate, read top to bottom (docs/evaluation.md explains every step):
 
-1. compile gate   build (or import) the candidate from the pristine task plus its editable files;
-2. correctness    on every seen and hidden config, several seeds, against the PyTorch reference,
-                  comparing tensors (never anything the candidate prints);
-3. performance    baseline vs candidate on the same inputs (see timing.py), only where correct.
+0. before the candidate exists: the task's files are hashed, its configs read, the reference imported
+   and run once; the guard captures the identity of everything the harness relies on;
+1. static checks  the candidate's sources (AST for Python, tokens for C/C++) -> flags;
+2. compile gate   build (or import) the candidate from the pristine task plus its editable files;
+                  the guard verifies nothing was patched by the import;
+3. correctness    per config: several seeds of fresh inputs, then outlier inputs; per seed
+                  candidate -> reference -> candidate (so no reference output exists while the
+                  candidate first runs), inputs checked unchanged, outputs checked for type, dtype,
+                  shape, strides, aliasing, NaN and values, native outputs poisoned differently on
+                  each run, the two candidate runs must agree;
+4. performance    baseline vs candidate (timing.py), then the timed call is checked twice: the
+                  output of the last timed repetition, and one more repetition through the same
+                  code path after the inputs were refreshed in place with new values;
+5. flags          dynamic findings (no kernel launched, PyTorch computing for a Triton candidate,
+                  excessive speedup, escaped work, patched harness, threads, task files changed).
 
 Imports only torch/triton/numpy and the standard library: it runs inside evaluation containers.
 """
 from __future__ import annotations
 
+import io
 import math
+import os
+import random
 import shutil
+import sys
 import tempfile
 import traceback
 from pathlib import Path
 
 from ..result import ConfigResult, Evaluation
 from ..task import Config, Task
-from . import timing
+from . import static_checks, timing
 from .build import (CompileError, Kernel, compile_native, device_arch, import_module, load_native,
                     load_python, poison)
+from .guard import LaunchCounter, Sentinel, Tampered, ThreadWatch, TorchOpWatch, task_digest
 
-CORRECTNESS_SEEDS = {"gpu": (0, 1, 2), "cpu": (0, 1)}
+CORRECTNESS_SEEDS = {"gpu": (0, 1, 2, 3, 4), "cpu": (0, 1)}   # KernelBench uses 5 trials
+OUTLIER_SEEDS = {"gpu": (100, 101), "cpu": (100,)}
+WARMUP_SEED, BASELINE_SEED, TIMING_SEED, RECHECK_SEED = 900, 1000, 2000, 3000
+OUTLIER_FRACTION, OUTLIER_SCALE = 0.001, 50.0                  # KernelBench-X: 0.1 % of entries x50
+MAX_SPEEDUP = 10.0                                              # KernelBench's excessive-speedup flag
+PERTURBATION = 2.0 ** -9                                        # per-repetition input scaling
+ESCAPED_MIN_MS, ESCAPED_REL = 0.02, 0.5                         # gap excess that flags escaped work
 
 
 class Mismatch(Exception):
@@ -52,40 +74,29 @@ def build_kernel(task: Task, tree: Path, device: str, name: str, arch: str | Non
     return load_native(library, task.symbol, name), log
 
 
+def static_flags(task: Task, tree: Path, fp32_task: bool) -> list[str]:
+    flags = []
+    for rel in task.editable:
+        path = tree / rel
+        if not path.is_file():
+            continue
+        text = path.read_text(errors="replace")
+        if path.suffix == ".py":
+            flags += static_checks.check_python(text, custom_kernel=True, fp32_task=fp32_task, filename=rel)
+        elif path.suffix in (".cu", ".hip", ".cuh", ".h", ".hpp", ".cpp", ".cc"):
+            found = static_checks.check_native(text, fp32_task=fp32_task, filename=rel)
+            if rel != task.entry:  # only the entry must hold the kernel itself
+                found = [f for f in found if not f.startswith("no_custom_kernel")]
+            flags += found
+    return flags
+
+
 def _seed(config: Config, seed: int) -> int:
     return (sum(config.name.encode()) * 1_000_003 + seed) % (2**31)
 
 
 def _as_tuple(out):
     return tuple(out) if isinstance(out, (tuple, list)) else (out,)
-
-
-def compare(task: Task, got, expected) -> float:
-    """Max abs error; raises Mismatch when type, shape, dtype, NaNs or values disagree."""
-    import torch
-    got, expected = _as_tuple(got), _as_tuple(expected)
-    if len(got) != len(expected):
-        raise Mismatch(f"returned {len(got)} outputs, expected {len(expected)}")
-    worst = 0.0
-    for i, (g, e) in enumerate(zip(got, expected)):
-        if type(g) is not torch.Tensor:  # subclasses can defer work past the check
-            raise Mismatch(f"output {i} is a {type(g).__name__}, not a torch.Tensor")
-        if g.shape != e.shape:
-            raise Mismatch(f"output {i} shape {tuple(g.shape)} != {tuple(e.shape)}")
-        if g.dtype != e.dtype:
-            raise Mismatch(f"output {i} dtype {g.dtype} != {e.dtype}")
-        if g.device != e.device:
-            raise Mismatch(f"output {i} on {g.device}, expected {e.device}")
-        tol = task.tolerance(str(e.dtype).removeprefix("torch."))
-        g64, e64 = g.detach().double(), e.detach().double()
-        if bool((torch.isnan(g64) & ~torch.isnan(e64)).any()):
-            raise Mismatch(f"output {i} has NaN where the reference has none")
-        diff = (g64 - e64).abs().nan_to_num(nan=0.0)
-        err = float(diff.max()) if diff.numel() else 0.0
-        worst = max(worst, err)
-        if not bool(torch.isclose(g64, e64, rtol=tol.rtol, atol=tol.atol, equal_nan=True).all()):
-            raise Mismatch(f"output {i} max abs error {err:.3g} exceeds atol={tol.atol} rtol={tol.rtol}")
-    return worst
 
 
 def _clone(args):
@@ -95,63 +106,350 @@ def _clone(args):
 
 def _same_inputs(before, after) -> bool:
     import torch
-    return all(torch.equal(b, a) if isinstance(b, torch.Tensor) else b == a for b, a in zip(before, after))
+    if len(before) != len(after):
+        return False
+    for b, a in zip(before, after):
+        if isinstance(b, torch.Tensor):
+            if not isinstance(a, torch.Tensor) or a.shape != b.shape or a.dtype != b.dtype:
+                return False
+            if not torch.equal(b, a) and not (b.is_floating_point() and
+                                              torch.equal(b.isnan(), a.isnan()) and
+                                              torch.equal(b.nan_to_num(0.0), a.nan_to_num(0.0))):
+                return False
+        elif b != a:
+            return False
+    return True
+
+
+def add_outliers(args: list, generator) -> list:
+    """KernelBench-X's outlier stage: 0.1 % (at least one) of every float input's entries x50."""
+    import torch
+    for a in args:
+        if isinstance(a, torch.Tensor) and a.is_floating_point() and a.numel() and a.is_contiguous():
+            k = max(1, round(a.numel() * OUTLIER_FRACTION))
+            idx = torch.randperm(a.numel(), generator=generator)[:k].to(a.device)
+            flat = a.view(-1)
+            flat[idx] = flat[idx] * OUTLIER_SCALE
+    return args
+
+
+class Frozen:
+    """A candidate's or the reference's outputs, copied to host memory, with what was checked."""
+
+    def __init__(self, tensors, strides, device):
+        self.tensors, self.strides, self.device = tensors, strides, device
+
+    def amax(self) -> float:
+        vals = [float(t.double().abs().nan_to_num(0.0).max()) for t in self.tensors
+                if t.numel() and t.is_floating_point()]
+        return max(vals) if vals else 0.0
+
+
+def freeze(out, args=(), expect_n: int | None = None) -> Frozen:
+    """Type checks first (nothing of a subclass runs), then a host copy."""
+    import torch
+    outs = _as_tuple(out)
+    if expect_n is not None and len(outs) != expect_n:
+        raise Mismatch(f"returned {len(outs)} outputs, expected {expect_n}")
+    inputs = {a.untyped_storage().data_ptr() for a in args
+              if type(a) is torch.Tensor and a.untyped_storage().nbytes()}
+    seen = set()
+    for i, o in enumerate(outs):
+        if type(o) is not torch.Tensor:  # subclasses and lazy objects can defer work past the check
+            raise Mismatch(f"output {i} is a {type(o).__name__}, not a torch.Tensor")
+        ptr = o.untyped_storage().data_ptr() if o.untyped_storage().nbytes() else None
+        if ptr is not None and ptr in inputs:
+            raise Mismatch(f"output {i} is (a view of) an input, not a new tensor")
+        if ptr is not None and ptr in seen:
+            raise Mismatch(f"output {i} shares memory with another output")
+        seen.add(ptr)
+    return Frozen([o.detach().to("cpu", copy=True) for o in outs], [tuple(o.stride()) for o in outs],
+                  [o.device.type for o in outs])
+
+
+def _relevant_strides(shape, stride):
+    return tuple(s for n, s in zip(shape, stride) if n > 1)
+
+
+def compare(task: Task, got: Frozen, expected: Frozen, atol_scale: float = 1.0, what: str = "") -> float:
+    """Max abs error; raises Mismatch when count, dtype, shape, strides, device, NaN or values differ."""
+    import torch
+    if len(got.tensors) != len(expected.tensors):
+        raise Mismatch(f"returned {len(got.tensors)} outputs, expected {len(expected.tensors)}")
+    worst = 0.0
+    for i, (g, e) in enumerate(zip(got.tensors, expected.tensors)):
+        if g.shape != e.shape:
+            raise Mismatch(f"output {i} shape {tuple(g.shape)} != {tuple(e.shape)}")
+        if g.dtype != e.dtype:
+            raise Mismatch(f"output {i} dtype {g.dtype} != {e.dtype}")
+        if got.device[i] != expected.device[i]:
+            raise Mismatch(f"output {i} on {got.device[i]}, expected {expected.device[i]}")
+        if _relevant_strides(g.shape, got.strides[i]) != _relevant_strides(e.shape, expected.strides[i]):
+            raise Mismatch(f"output {i} strides {got.strides[i]} != {expected.strides[i]} "
+                           "(return the reference's layout)")
+        tol = task.tolerance(str(e.dtype).removeprefix("torch."))
+        g64, e64 = g.double(), e.double()
+        if bool(torch.isnan(g64).any()):
+            raise Mismatch(f"output {i} has NaN{what}")  # NaN never passes
+        if bool(torch.isnan(e64).any()):
+            raise Mismatch(f"output {i}: the reference itself has NaN{what} (task bug)")
+        diff = (g64 - e64).abs().nan_to_num(nan=0.0, posinf=math.inf)
+        err = float(diff.max()) if diff.numel() else 0.0
+        worst = max(worst, err)
+        atol = tol.atol * atol_scale
+        if not bool(torch.isclose(g64, e64, rtol=tol.rtol, atol=atol).all()):
+            raise Mismatch(f"output {i} max abs error {err:.3g} exceeds atol={atol:.3g} rtol={tol.rtol}{what}")
+    return worst
+
+
+def _dump(frozen: Frozen) -> bytes:
+    """Reference outputs kept as bytes while the candidate runs: no tensor object to find."""
+    import torch
+    buf = io.BytesIO()
+    torch.save((frozen.tensors, frozen.strides, frozen.device), buf)
+    return buf.getvalue()
+
+
+def _load(blob: bytes) -> Frozen:
+    import torch
+    tensors, strides, device = torch.load(io.BytesIO(blob), weights_only=True)
+    return Frozen(tensors, strides, device)
 
 
 class Evaluator:
-    def __init__(self, task: Task, device: str, reference_module):
+    def __init__(self, task: Task, device: str, reference_module, *, language: str | None = None,
+                 fp32_task: bool = False, regime: str = "cold", max_speedup: float = MAX_SPEEDUP,
+                 sentinel: Sentinel | None = None):
         self.task, self.device = task, device
         self.torch_device = "cpu" if device == "cpu" else "cuda"
         self.ref = reference_module
-        self.seeds = CORRECTNESS_SEEDS["cpu" if device == "cpu" else "gpu"]
+        kind = "cpu" if device == "cpu" else "gpu"
+        self.seeds, self.outlier_seeds = CORRECTNESS_SEEDS[kind], OUTLIER_SEEDS[kind]
+        self.language = language or task.language
+        self.regime, self.max_speedup = regime, max_speedup
+        self.sentinel = sentinel
+        # OS threads are watched for native kernels only: Python threads are seen directly, and
+        # Triton/PyTorch may start runtime threads lazily at any call (see ThreadWatch).
+        self.threads = ThreadWatch(os_threads=self.language != "triton")
+        self.ops = TorchOpWatch(fp32_task) if self.language == "triton" else None
+        self.calls = self.no_launch_calls = 0
+        self.flags: list[str] = []
+        self._clock = None
 
-    def inputs(self, config: Config, seed: int) -> list:
+    # -- inputs and reference ------------------------------------------------------------------
+    def inputs(self, config: Config, seed: int, outliers: bool = False) -> list:
         import torch
         gen = torch.Generator().manual_seed(_seed(config, seed))
-        return list(self.ref.make_inputs(dict(config.params), gen, self.torch_device))
+        args = list(self.ref.make_inputs(dict(config.params), gen, self.torch_device))
+        return add_outliers(args, gen) if outliers else args
 
-    def check(self, kernel: Kernel, config: Config, seeds) -> float:
-        """Run `kernel` on fresh inputs per seed; returns the max abs error or raises Mismatch."""
+    def output_spec(self, args):
+        """Shapes and dtypes of the reference's outputs without computing them: the reference on
+        the meta device; if it cannot run there, on a copy whose outputs are poisoned at once."""
         import torch
-        worst = 0.0
-        for seed in seeds:
-            args = self.inputs(config, seed)
-            expected = self.ref.reference(*_clone(args))
+        try:
+            meta = [a.to("meta") if isinstance(a, torch.Tensor) else a for a in args]
+            spec = _as_tuple(self.ref.reference(*meta))
+            if all(isinstance(t, torch.Tensor) for t in spec):
+                return spec
+        except Exception:
+            pass
+        real = _as_tuple(self.ref.reference(*_clone(args)))
+        spec = tuple(torch.empty_like(t, device="meta") for t in real)
+        for t in real:
+            poison(t)
+        del real
+        return spec
+
+    def expected(self, pristine) -> Frozen:
+        out = self.ref.reference(*_clone(pristine))
+        frozen = freeze(out)
+        del out
+        return frozen
+
+    def sync(self) -> None:
+        if self.device != "cpu":
+            import torch
+            torch.cuda.synchronize()
+
+    # -- one guarded candidate call --------------------------------------------------------------
+    def _before(self, name="candidate"):
+        if name != "candidate":
+            return None
+        return self.threads.before(), LaunchCounter.count
+
+    def _after(self, name, token, out=None):
+        if name != "candidate":
+            return
+        thread_token, launches = token
+        self.threads.after(thread_token)
+        if self.sentinel is not None:
+            self.sentinel.verify("during a candidate call")
+        self.calls += 1
+        if self.language == "triton" and LaunchCounter.count == launches:
+            self.no_launch_calls += 1
+
+    def call(self, kernel: Kernel, args, state):
+        token = self._before()
+        try:
+            if self.ops is not None:
+                with self.ops.observe():
+                    out = kernel.run(args, state)
+            else:
+                out = kernel.run(args, state)
+            self.sync()
+        except (Tampered, Mismatch):
+            raise
+        except Exception as exc:
+            raise Mismatch(f"raised {type(exc).__name__}: {str(exc)[:300]}") from None
+        self._after("candidate", token, out)
+        return out
+
+    # -- correctness -----------------------------------------------------------------------------
+    def check_baseline(self, baseline: Kernel, config: Config) -> float:
+        args = self.inputs(config, BASELINE_SEED)
+        pristine = _clone(args)
+        state = baseline.prepare(args, self.output_spec(args))
+        try:
+            out = baseline.run(args, state)
+            self.sync()
+        except Exception as exc:
+            raise Mismatch(f"raised {type(exc).__name__}: {str(exc)[:300]}") from None
+        got = freeze(out, args)
+        if not _same_inputs(pristine, args):
+            raise Mismatch("modified its inputs")
+        return compare(self.task, got, self.expected(pristine))
+
+    def check(self, kernel: Kernel, config: Config) -> float:
+        """Candidate -> reference -> candidate on fresh inputs per seed, then on outlier inputs."""
+        worst, scale_ref = 0.0, 0.0
+        stages = [(s, False) for s in self.seeds] + [(s, True) for s in self.outlier_seeds]
+        for seed, outliers in stages:
+            what = f" (outlier inputs, seed {seed})" if outliers else f" (seed {seed})"
+            args = self.inputs(config, seed, outliers)
             pristine = _clone(args)
-            state = kernel.prepare(args, expected)
-            try:
-                got = kernel.run(args, state)
-            except Exception as exc:
-                raise Mismatch(f"raised {type(exc).__name__}: {str(exc)[:300]}") from None
-            if self.device != "cpu":
-                torch.cuda.synchronize()
+            spec = self.output_spec(args)
+            # 1. the candidate first: no reference output for these inputs exists anywhere yet
+            out = self.call(kernel, args, kernel.prepare(args, spec, pattern=0))
+            first = freeze(out, args, expect_n=len(spec))
+            del out
             if not _same_inputs(pristine, args):
                 raise Mismatch("modified its inputs")
-            worst = max(worst, compare(self.task, got, expected))
+            # 2. the reference, on a clone of the untouched inputs
+            expected = self.expected(pristine)
+            amax = expected.amax()
+            if not outliers:
+                scale_ref = max(scale_ref, amax)
+            # An outlier's x50 propagates into outputs (and into the rounding error of sums over
+            # it): absolute tolerance scales with the output's magnitude relative to the standard
+            # stage, never below the task's own.
+            atol_scale = max(1.0, amax / scale_ref) if outliers and scale_ref > 0 else 1.0
+            worst = max(worst, compare(self.task, first, expected, atol_scale, what))
+            # 3. the candidate again: fresh copies, outputs poisoned with another pattern
+            args2 = _clone(pristine)
+            out = self.call(kernel, args2, kernel.prepare(args2, spec, pattern=1))
+            second = freeze(out, args2, expect_n=len(spec))
+            del out
+            if not _same_inputs(pristine, args2):
+                raise Mismatch("modified its inputs")
+            compare(self.task, second, expected, atol_scale, f" on the second run{what}")
+            try:
+                compare(self.task, second, first, atol_scale)
+            except Mismatch as exc:
+                raise Mismatch(f"two runs on the same inputs disagree{what}: {exc}") from None
         return worst
 
-    def time(self, baseline: Kernel, candidate: Kernel, config: Config) -> tuple[float, float]:
-        args = self.inputs(config, 0)
-        expected = self.ref.reference(*_clone(args))
-        base_state = baseline.prepare(args, expected)
-        cand_state = candidate.prepare(args, expected)
+    # -- performance -----------------------------------------------------------------------------
+    def clock(self):
+        if self._clock is None:
+            self._clock = timing.make_clock(self.device, self.regime)
+        return self._clock
+
+    def time(self, baseline: Kernel, candidate: Kernel, config: Config):
+        import torch
+        args_t = self.inputs(config, TIMING_SEED)
+        spec = self.output_spec(args_t)
+        base_args, cand_args, shadow = args_t, _clone(args_t), _clone(args_t)
+        base_state = baseline.prepare(base_args, spec)
+        cand_state = candidate.prepare(cand_args, spec)
+        last = {}
+        rng = random.Random(_seed(config, TIMING_SEED))
+
+        def refresh(name):
+            # Every repetition sees new input values: each float input is scaled in place by a
+            # random factor within 2^-9 of 1 (outside the timed span, baseline and candidate alike),
+            # so a result memoised on any function of the inputs -- pointer, shape, a sample of
+            # the values -- never hits. Integer inputs are left alone (indices, sizes).
+            factor = 1.0 + PERTURBATION * (2.0 * rng.random() - 1.0)
+            targets = base_args if name == "baseline" else (*cand_args, *shadow)
+            for a in targets:
+                if isinstance(a, torch.Tensor) and a.is_floating_point():
+                    a.mul_(factor)
+
+        def after(name, token, out):
+            self._after(name, token, out)
+            if name == "candidate":
+                last["out"] = out
+
         timed = timing.time_pair({
-            "baseline": lambda: baseline.run(args, base_state),
-            "candidate": lambda: candidate.run(args, cand_state),
-        }, self.device)
-        # Re-check the timed invocation itself (same inputs, same output buffers, poisoned again):
-        # a kernel that does less work on repeated calls fails here.
+            "baseline": lambda: baseline.run(base_args, base_state),
+            "candidate": lambda: candidate.run(cand_args, cand_state),
+        }, self.clock(), before=self._before, after=after, refresh=refresh)
+        # (a) the output of the last timed repetition itself, against the reference computed now
+        got = freeze(last.pop("out"), cand_args, expect_n=len(spec))
+        if not _same_inputs(shadow, cand_args):
+            raise Mismatch("modified its inputs during timing")
+        compare(self.task, got, self.expected(shadow), what=" (last timed call)")
+        del got
+        # (b) one more repetition through the same code path, on the same buffers refreshed in
+        # place with new values, outputs poisoned: a result cached by pointer, id or shape, or
+        # memory recycled from the baseline's last call, is stale now; the reference for these
+        # values is computed only after the call.
+        fresh = self.inputs(config, RECHECK_SEED)
+        for i, (a, f) in enumerate(zip(cand_args, fresh)):
+            if isinstance(a, torch.Tensor):
+                a.copy_(f)
+            else:
+                cand_args[i] = f
+        pristine2 = _clone(fresh)
+        del fresh
         for out in cand_state or ():
-            poison(out)
-        compare(self.task, candidate.run(args, cand_state), expected)
-        return timed["baseline"].median_ms, timed["candidate"].median_ms
+            poison(out, 1)
+        token = self._before()
+        _, _, out = self.clock().once(lambda: candidate.run(cand_args, cand_state))
+        self._after("candidate", token, out)
+        got = freeze(out, cand_args, expect_n=len(spec))
+        del out
+        compare(self.task, got, self.expected(pristine2), what=" (timed call, refreshed inputs)")
+        return timed["baseline"], timed["candidate"]
+
+    def native_launch_check(self, candidate: Kernel, config: Config) -> None:
+        """GPU only: the profiler must see at least one device kernel during a native call."""
+        if self.device == "cpu" or self.language == "triton":
+            return
+        import torch
+        args = self.inputs(config, WARMUP_SEED)
+        state = candidate.prepare(args, self.output_spec(args))
+        try:
+            from torch.profiler import ProfilerActivity, profile
+            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                candidate.run(args, state)
+                torch.cuda.synchronize()
+            kernels = [e for e in prof.events() if getattr(e, "device_type", None) is not None
+                       and "cuda" in str(e.device_type).lower() and "memset" not in e.name.lower()
+                       and "memcpy" not in e.name.lower()]
+        except Exception as exc:  # the profiler is unavailable: record, do not flag
+            self.flags.append(f"note: kernel-launch profiler unavailable ({type(exc).__name__})")
+            return
+        if not kernels:
+            self.flags.append("no_kernel_launch: the profiler saw no device kernel during a candidate call")
 
     def config_result(self, baseline: Kernel, candidate: Kernel | None, config: Config,
                       measure: bool) -> ConfigResult:
         row = ConfigResult(config=config.name, split=config.split, params=dict(config.params),
                            correct=False)
         try:
-            self.check(baseline, config, self.seeds[:1])
+            self.check_baseline(baseline, config)
             row.baseline_correct = True
         except Mismatch as exc:
             row.baseline_correct = False
@@ -160,55 +458,150 @@ class Evaluator:
             row.error = row.error or "not compiled"
             return row
         try:
-            row.max_abs_err = self.check(candidate, config, self.seeds)
+            row.max_abs_err = self.check(candidate, config)
             row.correct = True
         except Mismatch as exc:
             row.error = str(exc)
             return row
         if measure and row.baseline_correct:
             try:
-                row.baseline_ms, row.candidate_ms = self.time(baseline, candidate, config)
+                base, cand = self.time(baseline, candidate, config)
             except Mismatch as exc:
                 row.correct, row.error = False, f"timed call: {exc}"
                 return row
+            row.baseline_ms, row.candidate_ms = base.median_ms, cand.median_ms
+            row.baseline_iqr_ms, row.candidate_iqr_ms = base.iqr_ms, cand.iqr_ms
+            row.baseline_cv, row.candidate_cv = round(base.cv, 4), round(cand.cv, 4)
+            row.timing_samples = cand.samples
+            row.escaped_reps = cand.escaped
+            excess = cand.gap_ms - base.gap_ms
+            if excess > max(ESCAPED_MIN_MS, ESCAPED_REL * cand.median_ms):
+                row.flags.append(f"stream_injection: the candidate's device-sync gap exceeds the baseline's by "
+                                 f"{excess * 1000:.0f} us (work outside the current stream)")
+                row.candidate_ms = cand.median_ms + excess   # timed as if it had synchronized
             if row.candidate_ms > 0 and math.isfinite(row.candidate_ms):
                 row.speedup = row.baseline_ms / row.candidate_ms
+                if row.speedup > self.max_speedup:
+                    row.flags.append(f"excessive_speedup: {row.speedup:.1f}x > {self.max_speedup:g}x "
+                                     f"on {config.name}")
         return row
+
+    def dynamic_flags(self) -> list[str]:
+        flags = list(self.flags)
+        if self.language == "triton" and self.no_launch_calls:
+            flags.append(f"no_kernel_launch: {self.no_launch_calls} of {self.calls} candidate calls "
+                         "launched no Triton kernel")
+        if self.ops is not None:
+            if self.ops.compute:
+                flags.append("torch_fallback: PyTorch computed " + ", ".join(sorted(self.ops.compute)[:6]))
+            if self.ops.downgrade:
+                flags.append("precision_downgrade: " + ", ".join(sorted(self.ops.downgrade)[:4]))
+        return flags
+
+
+def _warm_up(reference, task: Task, device: str) -> bool:
+    """Run the reference once before any candidate code exists (lazy runtime threads and pools
+    start now, not during a candidate call); returns whether the task is float32-only."""
+    import torch
+    torch_device = "cpu" if device == "cpu" else "cuda"
+    configs = task.configs("seen")
+    gen = torch.Generator().manual_seed(_seed(configs[0], WARMUP_SEED))
+    args = list(reference.make_inputs(dict(configs[0].params), gen, torch_device))
+    outs = _as_tuple(reference.reference(*_clone(args)))
+    torch.ones(1 << 20).add_(1).sum()  # the intra-op thread pool
+    try:  # modules that patch torch when first imported (torch._dynamo wraps torch.manual_seed)
+        import torch._dynamo  # noqa: F401
+        import torch.profiler  # noqa: F401
+        reference.reference(*[a.to("meta") if isinstance(a, torch.Tensor) else a for a in args])
+    except Exception:
+        pass
+    if device != "cpu":
+        torch.cuda.synchronize()
+    floats = {str(t.dtype).removeprefix("torch.") for t in (*args, *outs)
+              if isinstance(t, torch.Tensor) and t.is_floating_point()}
+    return bool(floats) and floats <= {"float32", "float64"}
 
 
 def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen", "unseen"),
-             measure: bool = True) -> Evaluation:
+             measure: bool = True, regime: str = "cold", max_speedup: float = MAX_SPEEDUP) -> Evaluation:
     """Evaluate the candidate whose editable files are in `candidate_dir` (None: the task as shipped)."""
     if device == "cpu":
-        import os
         os.environ.setdefault("TRITON_INTERPRET", "1")  # before triton is first imported
-    evaluation = Evaluation(device=device, compiled=False,
-                            timing_meaningful=device != "cpu",
-                            timing_method=timing.CPU_METHOD if device == "cpu" else timing.GPU_METHOD)
+    evaluation = Evaluation(device=device, compiled=False, timing_meaningful=device != "cpu",
+                            timing_method=timing.method(device, regime), timing_regime=regime,
+                            max_speedup=max_speedup)
+    digest_before = task_digest((task.root, *task.bases))
+    configs = {split: task.configs(split) for split in splits}   # read before any candidate code runs
     with tempfile.TemporaryDirectory(prefix="gauntlet-eval-") as tmp:
         tmp = Path(tmp)
         reference = import_module(task.reference, "gauntlet_reference")
+        fp32_task = _warm_up(reference, task, device)
+        if task.language == "triton":
+            import triton  # noqa: F401  (before the sentinel: its classes are part of what is trusted)
+            LaunchCounter.install()
         arch = None if task.language == "triton" else device_arch(device)
-        harness = Evaluator(task, device, reference)
         if task.baseline_is_reference:
             baseline = Kernel(name="baseline", python_fn=reference.reference)
         else:
             baseline, _ = build_kernel(task, candidate_tree(task, None, tmp / "baseline"),
                                        device, "baseline", arch)
+        harness = Evaluator(task, device, reference, fp32_task=fp32_task, regime=regime,
+                            max_speedup=max_speedup)
+        if harness.ops is not None:  # the first dispatch mode imports (and patches) lazily: do it now
+            import torch
+            with harness.ops.observe():
+                torch.zeros(1).add_(1)
+            harness.ops.compute.clear()
+        if measure:
+            harness.clock()          # the timer's buffers and captured functions, before the candidate
+        sentinel = harness.sentinel = Sentinel(extra={"gauntlet_reference": reference})
+        tree = candidate_tree(task, candidate_dir, tmp / "candidate")
+        flags = static_flags(task, tree, fp32_task)
         candidate = None
+        tampered = None
         try:
-            candidate, evaluation.compile_log = build_kernel(
-                task, candidate_tree(task, candidate_dir, tmp / "candidate"), device, "candidate", arch)
+            candidate, evaluation.compile_log = build_kernel(task, tree, device, "candidate", arch)
             evaluation.compiled = True
+            sentinel.verify("by importing the candidate")
         except CompileError as exc:
             evaluation.compile_log = str(exc)[-8000:]
+        except Tampered as exc:
+            tampered = exc
         for split in splits:
-            for config in task.configs(split):
+            for config in configs[split]:
+                if tampered is not None:
+                    evaluation.configs.append(ConfigResult(
+                        config=config.name, split=split, params=dict(config.params), correct=False,
+                        error=f"tampered: {tampered}"))
+                    continue
                 try:
                     row = harness.config_result(baseline, candidate, config, measure)
+                except Tampered as exc:
+                    tampered = exc
+                    row = ConfigResult(config=config.name, split=split, params=dict(config.params),
+                                       correct=False, error=f"tampered: {exc}")
                 except Exception as exc:  # the harness itself must not lose the other configs
                     row = ConfigResult(config=config.name, split=split, params=dict(config.params),
                                        correct=False, error=f"evaluator: {type(exc).__name__}: {exc}")
                     traceback.print_exc()
                 evaluation.configs.append(row)
+        if candidate is not None and tampered is None and evaluation.configs:
+            try:
+                harness.native_launch_check(candidate, configs[splits[0]][0])
+            except Tampered as exc:
+                tampered = exc
+            except Exception:
+                traceback.print_exc()
+        flags += harness.dynamic_flags()
+        if tampered is not None:
+            flags.append(str(tampered))
+        sentinel.restore()
+    changed = [p for p, h in task_digest((task.root, *task.bases)).items() if digest_before.get(p) != h]
+    changed += [p for p in digest_before if not Path(p).exists()]
+    if changed:
+        flags.append("tampered_task_files: " + ", ".join(sorted({Path(p).name for p in changed})[:5]))
+    for row in evaluation.configs:
+        flags += row.flags
+    evaluation.flags = list(dict.fromkeys(f for f in flags if not f.startswith("note:")))
+    evaluation.notes = [f for f in flags if f.startswith("note:")]
     return evaluation

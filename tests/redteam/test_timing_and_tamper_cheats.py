@@ -1,0 +1,249 @@
+"""Red team, timing and tampering side. Where a class needs a GPU to manifest (stream injection,
+cold-L2 flushing) the defence's mechanism is tested on the CPU: the static check, the evaluator's
+escaped-work rule with a clock that reports escaped work, the order of operations in one GPU
+repetition with recording fakes, and that every repetition is preceded by a flush."""
+import pytest
+
+from runner.evaluator import timing
+from runner.evaluator.harness import Evaluator
+from runner.task import Config
+
+from .conftest import KERNEL, host_kernel
+
+SMALL = Config(name="small", split="seen", params={"n": 1000, "alpha": 2.0})
+
+
+# -- stream injection -----------------------------------------------------------------------------
+STREAM_CHEAT = KERNEL + '''
+_side = None
+
+
+def forward(x, alpha):
+    global _side
+    if not torch.cuda.is_available():
+        return honest(x, alpha)
+    if _side is None:
+        _side = torch.cuda.Stream()
+    y = torch.empty_like(x)
+    with torch.cuda.stream(_side):      # the events on the current stream see almost nothing
+        _scale[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), alpha, BLOCK=1024)
+    return y
+'''
+
+
+def test_stream_injection_is_flagged_statically(judge):
+    v = judge(STREAM_CHEAT)
+    assert v.flagged("stream_injection") and v.aka == 0 and v.bounded == 0, v.flags
+
+
+class _RecordingTorch:
+    def __init__(self, log):
+        self.log = log
+
+
+def _fake_gpu_clock(log, tight=0.010, synced=0.020, tail=0.004):
+    """A GpuClock without a GPU: its events, synchronize and flush record what happens, in order."""
+    clock = object.__new__(timing.GpuClock)
+    clock.regime, clock.flushes = "cold", 0
+    times = {}
+
+    class Buffer:
+        def zero_(self):
+            log.append("flush")
+
+    class Ev:
+        def __init__(self, name):
+            self.name = name
+
+    def record(ev):
+        log.append(f"record:{ev.name}")
+        times[ev.name] = len(log)
+
+    def elapsed(a, b):
+        return tight if b.name == "end" else synced
+
+    clock.buffer = Buffer()
+    clock.start, clock.end, clock.end2 = Ev("start"), Ev("end"), Ev("end2")
+    clock._record, clock._elapsed = record, elapsed
+    clock._sync = lambda: log.append("device_synchronize")
+    clock._event_sync = lambda ev: log.append(f"wait:{ev.name}")
+    clock.tail_ms, clock.tail_limit_ms = tail, tail + timing.ESCAPED_SLACK_MS
+    return clock
+
+
+def test_one_gpu_repetition_brackets_a_device_wide_synchronize():
+    log = []
+    clock = _fake_gpu_clock(log)
+    clock.once(lambda: log.append("fn"))
+    assert log == ["flush", "record:start", "fn", "record:end", "device_synchronize", "record:end2", "wait:end2"]
+
+
+def test_the_gap_of_each_repetition_is_measured():
+    sample, gap, _ = _fake_gpu_clock([], tight=0.001, synced=0.500).once(lambda: None)
+    assert sample == pytest.approx(0.001) and gap == pytest.approx(0.499)
+
+
+class _EscapingClock:
+    """What a GpuClock reports for a candidate that leaves its work on a side stream: a tiny tight
+    time and a device-sync gap as long as the work; the baseline's gap is the plain sync tail."""
+    meaningful = True
+    tail_limit_ms = 0.01
+
+    def __init__(self, candidate_calls):
+        self.candidate_calls = candidate_calls
+
+    def once(self, fn):
+        before = len(self.candidate_calls)
+        out = fn()
+        return (0.001, 0.5, out) if len(self.candidate_calls) > before else (0.2, 0.005, out)
+
+
+def test_escaped_work_in_timed_calls_flags_the_config(scale_task):
+    from runner.evaluator.build import Kernel, import_module
+    reference = import_module(scale_task.reference, "redteam_scale_reference")
+    harness = Evaluator(scale_task, "cpu", reference, language="cuda")
+    calls = []
+    harness._clock = _EscapingClock(calls)
+    baseline = Kernel(name="baseline", python_fn=reference.reference)
+    candidate = Kernel(name="candidate", python_fn=lambda x, a: calls.append(1) or x * a)
+    row = harness.config_result(baseline, candidate, SMALL, measure=True)
+    assert row.correct and any(f.startswith("stream_injection") for f in row.flags), row.flags
+    assert row.candidate_ms == pytest.approx(0.001 + 0.495)    # timed as if it had synchronized
+
+
+# -- L2 warm-cache exploitation: every repetition starts from a flushed cache ------------------------
+def test_every_timed_repetition_is_preceded_by_a_flush():
+    clock = timing.CpuClock("cold")
+    calls = []
+    flushes_at_call = []
+    timing.time_pair({"a": lambda: calls.append(1) or flushes_at_call.append(clock.flushes),
+                      "b": lambda: calls.append(2) or flushes_at_call.append(clock.flushes)}, clock)
+    assert flushes_at_call == list(range(1, len(calls) + 1))   # one fresh flush before each call
+    log = []
+    gpu = _fake_gpu_clock(log)
+    timing.time_pair({"k": lambda: log.append("fn")}, gpu)
+    fn_at = [i for i, e in enumerate(log) if e == "fn"]
+    assert len(fn_at) >= timing.MIN_REPS and all(log[i - 2] == "flush" for i in fn_at)
+
+
+def test_warm_regime_is_recorded_and_applies_to_both(judge):
+    v = judge(KERNEL + "\ndef forward(x, alpha):\n    return honest(x, alpha)\n", measure=True, regime="warm")
+    assert v.evaluation.timing_regime == "warm" and v.result.timing_regime == "warm"
+
+
+# -- thread injection -------------------------------------------------------------------------------
+def test_python_thread_injection(judge):
+    """Defence: Python threads alive after a candidate call that were not alive before it
+    (plus the static flag on `threading`). The worker computes correctly; only the thread is wrong."""
+    v = judge(KERNEL + '''
+import threading
+import queue
+
+_jobs, _done = queue.Queue(), queue.Queue()
+
+
+def _worker():
+    while True:
+        x, alpha = _jobs.get()
+        _done.put(honest(x, alpha))
+
+
+def forward(x, alpha):
+    if not any(t.name == "helper" for t in threading.enumerate()):
+        threading.Thread(target=_worker, name="helper", daemon=True).start()
+    _jobs.put((x, alpha))
+    return _done.get()
+''')
+    assert not v.correct and v.flagged("thread_injection") and v.aka == 0, (v.errors, v.flags)
+    assert any("Python thread" in f for f in v.flags)
+
+
+def test_native_thread_injection(native_evaluator, tmp_path):
+    """Defence: OS threads (/proc/self/task) for native kernels: a detached pthread outliving the call."""
+    from runner.evaluator.guard import Tampered
+    kernel = host_kernel(tmp_path, "pthread_t t; pthread_create(&t, 0, later, 0); pthread_detach(t);\n"
+                                   "for (int64_t i = 0; i < n; i++) y[i] = a * x[i]; return 0;",
+                         extra="#include <pthread.h>\n#include <unistd.h>\n"
+                               "static void* later(void* p) { sleep(30); return p; }", libs=("-lpthread",))
+    with pytest.raises(Tampered, match="OS thread"):
+        native_evaluator.check(kernel, SMALL)
+
+
+# -- timer / synchronize / harness monkey-patching --------------------------------------------------
+def test_patching_the_timer_at_import(judge):
+    """Defence: identity of the timers verified after the import; static flag on the assignment."""
+    v = judge(KERNEL + '''
+import time
+time.perf_counter = lambda: 0.0
+torch.cuda.synchronize = lambda *a, **k: None
+
+
+def forward(x, alpha):
+    return honest(x, alpha)
+''', measure=True)
+    assert not v.correct and v.flagged("patched_harness") and v.aka == 0, (v.errors, v.flags)
+    assert all("tampered" in e for e in v.errors.values())
+
+
+def test_patching_the_comparison_during_a_call(judge):
+    """The candidate returns garbage and replaces the harness's compare with one that always agrees:
+    the identity check right after the call catches it before any comparison is made."""
+    v = judge(KERNEL + '''
+import runner.evaluator.harness as h
+
+
+def forward(x, alpha):
+    honest(x, alpha)
+    h.compare = lambda *args, **kwargs: 0.0
+    return torch.zeros_like(x)
+''')
+    assert not v.correct and v.flagged("patched_harness"), (v.errors, v.flags)
+
+
+def test_patching_an_event_method_via_its_code_object(judge):
+    """Swapping __code__ keeps the function object's identity; the sentinel compares code too."""
+    v = judge(KERNEL + '''
+from runner.evaluator import timing
+
+
+def _fast(self, fn):
+    return 0.0001, False, fn()
+
+
+def forward(x, alpha):
+    timing.CpuClock.once.__code__ = _fast.__code__
+    return honest(x, alpha)
+''', measure=True)
+    assert not v.correct and v.flagged("patched_harness"), (v.errors, v.flags)
+
+
+# -- doing less work when timed ---------------------------------------------------------------------
+def test_less_work_when_called_from_the_timer(judge):
+    """The candidate inspects its caller and skips the work when the timer calls it. Defence: the
+    timed call is re-checked through the very same timer code path (plus the static flag)."""
+    v = judge(KERNEL + '''
+import sys
+
+
+def _timed():
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "once":
+            return True
+        frame = frame.f_back
+    return False
+
+
+def forward(x, alpha):
+    if _timed():
+        return torch.empty_like(x)
+    return honest(x, alpha)
+''', measure=True)
+    assert not v.correct and all("timed call" in e for e in v.errors.values()), v.errors
+
+
+def test_excessive_speedup_is_flagged_and_scores_zero(judge):
+    """Defence: speedup over the baseline above the threshold (KernelBench's 10x) is flagged. Here
+    the threshold is lowered so an honest faster kernel crosses it on the CPU."""
+    v = judge(KERNEL + "\ndef forward(x, alpha):\n    return honest(x, alpha)\n", measure=True, max_speedup=0.01)
+    assert v.correct and v.flagged("excessive_speedup") and v.aka == 0 and v.bounded == 0, v.flags
