@@ -225,5 +225,190 @@ def report(run_dirs, fmt):
     click.echo(render(aggregate(results), fmt))
 
 
+
+# ==== issue 4: docker backend commands (images build, doctor, gc) ============================
+# Owned by the docker backend (runner/sandbox/docker.py, runner/images.py); placed before the
+# __main__ guard so `python -m runner.cli` sees them.
+@main.group()
+def images():
+    """Build and list the sandbox images (gauntlet-cpu, gauntlet-cuda, gauntlet-rocm)."""
+
+
+@images.command("build")
+@click.argument("platform", type=click.Choice(["cpu", "cuda", "rocm"]), default="cpu")
+@click.option("--base", default=None, help="Base image (default: the Dockerfile's pinned upstream base; "
+              "cpu: gauntlet-base:bookworm from scripts/setup-docker.sh).")
+@click.option("--wheelhouse", type=click.Path(path_type=Path, file_okay=False, exists=True), default=None,
+              help="Folder of wheels (torch, triton, numpy and their deps): the build then runs offline.")
+@click.option("--agent-clis", type=click.Path(path_type=Path, file_okay=False, exists=True), default=None,
+              help="Folder with node_modules/ of the agent CLIs (scripts/images/bundle-agent-clis.sh).")
+@click.option("--network", type=click.Choice(["none", "default"]), default=None,
+              help="Build network (default: none with --wheelhouse, else default).")
+@click.option("--tag", default=None, help="Image reference (default: gauntlet-PLATFORM:VERSION).")
+@click.option("--build-arg", "build_args", multiple=True, help="KEY=VALUE, passed to the Dockerfile. Repeatable.")
+@click.option("--no-cache", is_flag=True, help="Rebuild every layer.")
+@click.option("--quiet", is_flag=True, help="Print only the build's step lines and the result.")
+def images_build(platform, base, wheelhouse, agent_clis, network, tag, build_args, no_cache, quiet):
+    """Build the PLATFORM image (offline when --wheelhouse is given)."""
+    from .images import BuildOptions, build
+    extra = {}
+    for item in build_args:
+        if "=" not in item:
+            _fail(f"--build-arg: {item!r} is not KEY=VALUE")
+        key, value = item.split("=", 1)
+        extra[key] = value
+
+    def log(line):
+        if not quiet or not line.startswith("  ") or line.lstrip().startswith(
+                ("Step ", "install-", "ensure-", "create-user", "Successfully")):
+            click.echo(line)
+    try:
+        ref = build(BuildOptions(platform=platform, base=base, wheelhouse=wheelhouse, agent_clis=agent_clis,
+                                 network=network, tag=tag, build_args=extra, no_cache=no_cache), log=log)
+    except Exception as exc:  # the engine's own message, one block
+        _fail(str(exc))
+    click.echo(ref)
+
+
+@images.command("list")
+def images_list():
+    """The gauntlet images this engine holds, with what each contains."""
+    import docker
+    client = docker.from_env()
+    for image in client.images.list(filters={"label": "gauntlet.image"}):
+        click.echo(f"{', '.join(image.tags) or image.short_id:32s} {image.labels.get('gauntlet.image'):5s} "
+                   f"base={image.labels.get('gauntlet.base')}")
+
+
+@main.command()
+@click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True,
+              help="The device whose image must be present for a clean bill of health.")
+def doctor(device):
+    """Check the docker backend: engine, GPU runtime, images and their versions, agent CLIs."""
+    import os
+    problems = []
+
+    def line(ok, what, detail=""):
+        click.echo(f"{'ok ' if ok is True else ('-- ' if ok is None else 'BAD')} {what:28s} {detail}")
+        if ok is False:
+            problems.append(what)
+    try:
+        import docker
+        client = docker.from_env(timeout=20)
+        version = client.version()
+        info = client.info()
+        line(True, "engine", f"docker {version.get('Version')} (API {version.get('ApiVersion')}), "
+             f"{info.get('Driver')}, cgroup v{info.get('CgroupVersion', '?')}")
+    except Exception as exc:
+        line(False, "engine", f"unreachable: {exc} (scripts/setup-docker.sh starts one)")
+        sys.exit(1)
+    dev = _device(device)
+    runtimes = sorted((info.get("Runtimes") or {}).keys())
+    import shutil
+    nvidia = "nvidia" in runtimes or bool(shutil.which("nvidia-container-runtime-hook")) \
+        or bool(shutil.which("nvidia-ctk"))
+    line(nvidia if dev == "cuda" else (True if nvidia else None), "NVIDIA container runtime",
+         "present" if nvidia else "absent (nvidia-container-toolkit)")
+    from .sandbox.docker import amd_render_nodes
+    kfd = os.path.exists("/dev/kfd")
+    nodes = amd_render_nodes() if kfd else []
+    line((kfd and bool(nodes)) if dev == "rocm" else (True if kfd else None), "AMD /dev/kfd + render nodes",
+         f"{'/dev/kfd' if kfd else 'no /dev/kfd'}; {', '.join(nodes) or 'no AMD render node'}")
+    from .images import PLATFORMS, image_ref, manifest
+    for platform in PLATFORMS:
+        ref = image_ref(platform)
+        try:
+            client.images.get(ref)
+        except Exception:
+            line(False if platform == dev else None, f"image {ref}",
+                 f"missing (gauntlet images build {platform})")
+            continue
+        m = manifest(client, ref) or {}
+        clis = m.get("agent_clis") or {}
+        line(True, f"image {ref}", f"python {m.get('python')} torch {m.get('torch')} triton {m.get('triton')} "
+             f"node {m.get('node')}" + (f" nvcc {m['nvcc']}" if m.get("nvcc") else "")
+             + (f" hipcc {m['hipcc']}" if m.get("hipcc") else ""))
+        line(True if all(clis.values()) and clis else None, f"  agent CLIs in {platform}",
+             ", ".join(f"{k} {v or 'absent'}" for k, v in clis.items()) or "none recorded")
+    left = client.containers.list(all=True, filters={"label": "gauntlet.managed=true"})
+    line(True if not left else None, "leftover containers", f"{len(left)}" + (" (gauntlet gc)" if left else ""))
+    sys.exit(1 if problems else 0)
+
+
+@main.command()
+@click.option("--dry-run", is_flag=True, help="List what would be removed.")
+def gc(dry_run):
+    """Remove every container and network the runner created (label gauntlet.managed=true)."""
+    from .sandbox.docker import gc as collect
+    try:
+        removed = collect(dry_run=dry_run)
+    except Exception as exc:
+        _fail(f"gc: {exc}")
+    for item in removed:
+        click.echo(("would remove " if dry_run else "removed ") + item)
+    click.echo(f"{len(removed)} {'to remove' if dry_run else 'removed'}")
+# ==== end of issue 4 block ===================================================================
+
+
+# ==== issue 5: agent adapters (gauntlet agents check; run options for agent CLIs) ================
+# Owned by the agent adapters (runner/gateway.py, runner/parsers.py, runner/model_server.py).
+# `gauntlet run --model/--max-turns/--effort` are added to the existing `run` command here, without
+# editing it: they reach the agent as GAUNTLET_MODEL / GAUNTLET_MAX_TURNS / GAUNTLET_EFFORT in its
+# environment (the gateway passes them into the sandbox; agents/*.toml commands read them).
+_AGENT_RUN_OPTIONS = (("model", "GAUNTLET_MODEL", str, "Model id for the agent CLI (e.g. claude-sonnet-4-5)."),
+                      ("max_turns", "GAUNTLET_MAX_TURNS", int, "Max model turns (agents whose CLI has such a limit)."),
+                      ("effort", "GAUNTLET_EFFORT", str, "Reasoning effort for the agent CLI (low, medium, high)."))
+
+
+def _add_agent_run_options(command):
+    import os
+    for name, _env, kind, help_text in _AGENT_RUN_OPTIONS:
+        command.params.append(click.Option([f"--{name.replace('_', '-')}"], type=kind, default=None,
+                                           help=help_text + " Sets the environment variable of the same meaning."))
+    inner = command.callback
+
+    def callback(**kwargs):
+        for name, env, _kind, _help in _AGENT_RUN_OPTIONS:
+            value = kwargs.pop(name, None)
+            if value is not None:
+                os.environ[env] = str(value)
+        return inner(**kwargs)
+    command.callback = callback
+
+
+_add_agent_run_options(run)
+
+
+@agents.command("check")
+@click.argument("agent_name")
+@click.option("--backend", type=click.Choice(["local", "docker"]), default="local", show_default=True)
+@click.option("--script", type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None,
+              help="Model-server script (TOML/JSON steps) instead of the built-in edit-the-kernel script.")
+@click.option("--out", type=click.Path(path_type=Path), default=None, help="Keep the check's run dir here.")
+@click.option("--budget", default="5m", show_default=True, help="Agent budget for the check attempt.")
+@click.option("--model", default=None, help="GAUNTLET_MODEL for the check (the scripted server accepts any).")
+def agents_check(agent_name, backend, script, out, budget, model):
+    """Run AGENT's real CLI through the gateway against the scripted model server on a fixture task.
+
+    Needs no API key and no network: reports whether the edit landed in diff.patch and was evaluated,
+    and whether the usage the CLI reported matches the gateway's own meter.
+    """
+    import os
+    from .gateway import GatewayError
+    from .model_server import CheckError, run_check
+    from .run import RunError, parse_duration
+    try:
+        report = run_check(agent_name, backend=backend, out=out, script=script, budget_s=parse_duration(budget),
+                           env={"GAUNTLET_MODEL": model} if model else None)
+    except (AgentError, GatewayError, CheckError, RunError, ValueError) as exc:
+        _fail(str(exc))
+    for name, item in report["checks"].items():
+        click.echo(f"{'ok  ' if item['ok'] else 'FAIL'}  {name:28s} {item['detail']}")
+    click.echo(f"{'PASS' if report['ok'] else 'FAIL'}: {report['agent']} on the {report['backend']} backend "
+               f"({report['agent_seconds']} s agent time); run dir {report['run_dir']}")
+    sys.exit(0 if report["ok"] else 1)
+# ==== end of issue 5 block ===================================================================
+
+
 if __name__ == "__main__":
     main()

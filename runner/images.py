@@ -69,6 +69,14 @@ class BuildOptions:
     network: str | None = None           # None: "none" when a wheelhouse is given, else the default
     tag: str | None = None
     build_args: dict = field(default_factory=dict)
+    no_cache: bool = False
+
+
+def _link_or_copy(src, dst) -> None:
+    try:
+        os.link(src, dst)                    # same filesystem: no copy of hundreds of MB
+    except OSError:
+        shutil.copy2(src, dst)
 
 
 def _stage(opts: BuildOptions, into: Path) -> None:
@@ -82,22 +90,37 @@ def _stage(opts: BuildOptions, into: Path) -> None:
         if not found:
             raise FileNotFoundError(f"--wheelhouse {opts.wheelhouse}: no .whl files in it")
         for whl in found:
-            try:
-                os.link(whl, wheels / whl.name)          # same filesystem: no copy
-            except OSError:
-                shutil.copyfile(whl, wheels / whl.name)
+            _link_or_copy(whl, wheels / whl.name)
     (wheels / ".keep").write_text("")
     clis = into / "agent-clis"
     if opts.agent_clis and (Path(opts.agent_clis) / "node_modules").is_dir():
-        shutil.copytree(Path(opts.agent_clis), clis, symlinks=True)
+        shutil.copytree(Path(opts.agent_clis), clis, symlinks=True, copy_function=_link_or_copy)
     else:
         clis.mkdir()
         (clis / ".keep").write_text("")
 
 
+def cache_dir() -> Path:
+    """Where scripts/setup-docker.sh keeps the wheelhouse and the agent-CLI bundle."""
+    return Path(os.environ.get("GAUNTLET_CACHE", "/var/tmp/gauntlet"))
+
+
+def with_cached_inputs(opts: BuildOptions, log=print) -> BuildOptions:
+    """A cpu build without --wheelhouse / --agent-clis uses what setup-docker.sh left in the cache,
+    so `gauntlet images build cpu` alone builds offline after the setup script."""
+    if opts.platform == "cpu" and opts.wheelhouse is None and any((cache_dir() / "wheelhouse").glob("torch-*.whl")):
+        opts.wheelhouse = cache_dir() / "wheelhouse"
+        log(f"using the wheelhouse {opts.wheelhouse}")
+    if opts.agent_clis is None and (cache_dir() / "agent-clis" / "node_modules" / ".bin").is_dir():
+        opts.agent_clis = cache_dir() / "agent-clis"
+        log(f"using the agent-CLI bundle {opts.agent_clis}")
+    return opts
+
+
 def build(opts: BuildOptions, log=print) -> str:
     """Build one image; returns its reference. Raises RuntimeError with the build's last lines."""
     import docker
+    opts = with_cached_inputs(opts, log)
     platform = opts.platform
     if platform not in PLATFORMS:
         raise ValueError(f"unknown platform {platform!r}")
@@ -117,7 +140,7 @@ def build(opts: BuildOptions, log=print) -> str:
         tail: list[str] = []
         error = None
         for chunk in client.api.build(path=str(ctx), tag=tag, buildargs=args, network_mode=network, rm=True,
-                                      forcerm=True, pull=False, decode=True,
+                                      forcerm=True, nocache=opts.no_cache, pull=False, decode=True,
                                       labels={LABEL: platform, "gauntlet.version": __version__,
                                               "gauntlet.base": base}):
             if "stream" in chunk:
@@ -134,9 +157,10 @@ def build(opts: BuildOptions, log=print) -> str:
 
 
 def _tmp_dir(opts: BuildOptions) -> str | None:
-    """Stage next to the wheelhouse so wheels are hard-linked rather than copied."""
-    if opts.wheelhouse:
-        return str(Path(opts.wheelhouse).resolve().parent)
+    """Stage next to the wheelhouse (or the CLI bundle) so files are hard-linked, not copied."""
+    for folder in (opts.wheelhouse, opts.agent_clis):
+        if folder:
+            return str(Path(folder).resolve().parent)
     return None
 
 

@@ -17,6 +17,7 @@ import datetime as _dt
 import os
 import platform
 import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -130,6 +131,12 @@ class Run:
     def __init__(self, run_dir: Path, options: RunOptions, tasks: list[Task], resume: bool = False):
         self.dir = Path(run_dir)
         self.options = options
+        # issue 5: fail fast (missing API key or agent CLI) before any attempt or sandbox starts.
+        from .gateway import GatewayError, preflight
+        try:
+            preflight(options.agent, options.backend)
+        except GatewayError as exc:
+            raise RunError(str(exc)) from None
         self.tasks = tasks
         self.manifest_path = self.dir / "manifest.json"
         if self.manifest_path.exists():
@@ -154,6 +161,9 @@ class Run:
         if self.options.backend == "local":
             from .sandbox.local import kill_leftovers
             kill_leftovers(self.run_id)
+        elif self.options.backend == "docker":  # issue 4: remove this run's leftover containers
+            from .sandbox.docker import kill_leftovers as remove_leftover_containers
+            remove_leftover_containers(self.run_id)
 
     @property
     def run_id(self) -> str:
@@ -206,12 +216,13 @@ class Run:
                      **gateway.env},
                 network=gateway.network,
                 labels={"gauntlet.task": task.id, "gauntlet.run": self.run_id}))
-            self._run_agent(task, spec, sandbox, workspace, agent_dir, budget, deadline, result)
+            self._run_agent(task, spec, sandbox, workspace, agent_dir, budget, deadline, result,
+                            wrap=gateway.argv_prefix)  # issue 5: in-sandbox gateway forwarder, if any
         changes = workspace.finalize(adir / "record.git")
         result.changed_files, result.violations = changes.changed_files, changes.violations
         (adir / "diff.patch").write_text(changes.patch)
 
-    def _run_agent(self, task, spec, sandbox, workspace, agent_dir, budget, deadline, result) -> None:
+    def _run_agent(self, task, spec, sandbox, workspace, agent_dir, budget, deadline, result, wrap=()) -> None:
         try:
             prompt_path = agent_dir / "prompt.md"
             check = (f"python3 -m runner.evaluator {sandbox.path(workspace.path)} --workspace "
@@ -232,7 +243,7 @@ class Run:
                     raise RuntimeError(f"{spec.replay_from} holds no diff for {task.id}")
                 apply_patch(workspace.path, patch)
             elif spec.kind == "command":
-                outcome = sandbox.exec(render_command(spec, ctx), timeout=budget, grace=AGENT_GRACE_S,
+                outcome = sandbox.exec([*wrap, *render_command(spec, ctx)], timeout=budget, grace=AGENT_GRACE_S,
                                        env=spec.env_set, stdout=agent_dir / "stdout.log",
                                        stderr=agent_dir / "stderr.log")
                 result.agent_exit_code = outcome.returncode
@@ -281,10 +292,15 @@ def evaluate_candidate(task: Task, candidate: Path, adir: Path, options: RunOpti
     task_in = sandbox.path(task.root)
     argv = [sys.executable if options.backend == "local" else "python3", "-m", "runner.evaluator", task_in,
             "--tasks-root", sandbox.path(root), "--candidate", sandbox.path(candidate),
-            "--device", options.device, "--out", sandbox.path(out)]
+            "--device", options.device, "--out", sandbox.path(out),
+            "--nonce-stdin"]  # [evaluation integrity, issue 3] see the nonce check below
+    # [evaluation integrity, issue 3] A candidate runs inside the evaluator process and could write
+    # a fake evaluation.json and os._exit(0). The evaluator reads this nonce from stdin before any
+    # candidate code runs and echoes it in its JSON; a file without it is not the evaluator's.
+    nonce = secrets.token_hex(16)
     started = time.monotonic()
     try:
-        outcome = sandbox.exec(argv, timeout=options.eval_timeout_s, grace=5,
+        outcome = sandbox.exec(argv, timeout=options.eval_timeout_s, grace=5, stdin=(nonce + "\n").encode(),
                                stdout=eval_dir / "stdout.log", stderr=eval_dir / "stderr.log")
     finally:
         sandbox.stop()
@@ -296,7 +312,15 @@ def evaluate_candidate(task: Task, candidate: Path, adir: Path, options: RunOpti
         tail = (eval_dir / "stderr.log").read_text(errors="replace")[-2000:]
         return Evaluation(device=options.device, compiled=False,
                           error=f"evaluator exited with {outcome.returncode}: {tail.strip()}")
-    evaluation = Evaluation.from_dict(read_json(out))
+    try:
+        evaluation = Evaluation.from_dict(read_json(out))
+    except (ValueError, TypeError) as exc:
+        return Evaluation(device=options.device, compiled=False, error=f"unreadable evaluation.json: {exc}")
+    if evaluation.nonce != nonce:  # [evaluation integrity, issue 3]
+        return Evaluation(device=options.device, compiled=False, flags=["fake_results: evaluation.json "
+                          "was not written by the evaluator (nonce missing or wrong)"],
+                          error="evaluation.json was not written by the evaluator (nonce mismatch)")
+    evaluation.nonce = None
     shutil.copyfile(out, adir / "evaluation.json")
     return evaluation
 

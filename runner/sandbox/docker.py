@@ -43,7 +43,6 @@ RUNNER_TARGET = "/opt/gauntlet"          # the repo's runner/ package is mounted
 MANAGED = "gauntlet.managed"
 WATCHDOG_MARGIN_S = 5.0
 REPO = Path(__file__).resolve().parent.parent.parent
-PATH = "/opt/venv/bin:/opt/agent-clis/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 _CLIENT = None
 _CLIENT_LOCK = threading.Lock()
@@ -232,7 +231,7 @@ class DockerSandbox:
 
         gpu_kwargs, gpu_env = gpu_options(spec)
         security = ["no-new-privileges:true", *gpu_kwargs.pop("security_opt_extra", [])]
-        self.env = {"HOME": "/home/agent", "USER": "agent", "PATH": PATH, "TMPDIR": "/tmp",
+        self.env = {"HOME": "/home/agent", "USER": "agent", "TMPDIR": "/tmp",
                     "PYTHONPATH": RUNNER_TARGET, "PYTHONDONTWRITEBYTECODE": "1", "GAUNTLET_SANDBOX": "docker",
                     "GAUNTLET_GPU_IDS": ",".join(spec.gpu_ids), **gpu_env, **spec.env}
         lim = self.limits
@@ -249,7 +248,7 @@ class DockerSandbox:
             environment=self.env, labels=self.labels, mounts=mounts,
             network_mode="bridge" if spec.network else "none",
             read_only=True,
-            tmpfs={"/tmp": f"{tmpfs_opts},mode=1777",
+            tmpfs={"/tmp": f"{tmpfs_opts},mode=1777", "/var/tmp": f"{tmpfs_opts},mode=1777",
                    "/home/agent": f"{tmpfs_opts},uid={self.uid},gid={self.gid},mode=0700"},
             privileged=False, cap_drop=["ALL"], security_opt=security,
             mem_limit=lim["memory"], memswap_limit=lim["memory"], pids_limit=lim["pids"],
@@ -320,18 +319,25 @@ class DockerSandbox:
         killed_reason = None
         next_check = start + 1.0
         while pump.is_alive():
-            pump.join(timeout=0.25)
+            pump.join(timeout=0.2)
             now = time.monotonic()
             if not pump.is_alive():
                 break
+            # The command is gone but something it left holds its stdout open (the engine would wait
+            # ~2 s for it): do not let that something run on.
+            try:
+                if not api.exec_inspect(exec_id).get("Running", True):
+                    break
+            except Exception:
+                pass
             if now >= watchdog_at:
                 killed_reason = "watchdog"   # the in-container timeout did not end it: kill from here
                 break
-            if now >= next_check and self.spec.role == "agent":
+            if now >= next_check:   # the workdir is the only writable host storage, in every role
                 next_check = now + 1.0
                 used, count = tree_usage(Path(self.spec.workdir), self.limits["workspace_files"])
                 if used > self.limits["workspace_max"] or count > self.limits["workspace_files"]:
-                    killed_reason = (f"workspace exceeded its limit ({used} bytes, {count} entries; limits "
+                    killed_reason = (f"{self.spec.workdir_target} exceeded its limit ({used} bytes, {count} entries; limits "
                                      f"{self.limits['workspace_max']} bytes, {self.limits['workspace_files']} entries)")
                     break
         # Whether it finished or not, nothing it started may outlive the exec.
@@ -348,7 +354,9 @@ class DockerSandbox:
         except Exception:
             pass
         code = None if info.get("Running") else info.get("ExitCode")
-        timed_out = killed_reason == "watchdog" or (code in (124, 137) and seconds >= timeout - 0.05)
+        # `timeout` ends the command at the budget at the latest, so a command that ran that long and
+        # did not exit 0 was stopped by it (status 124, or 137/9 when --kill-after was needed).
+        timed_out = killed_reason == "watchdog" or (code != 0 and seconds >= timeout)
         if killed_reason and killed_reason != "watchdog":
             if stderr:
                 with open(stderr, "ab") as fh:
@@ -369,7 +377,7 @@ class DockerSandbox:
         script = "n=0; while kill -9 -1 2>/dev/null && [ $n -lt 200 ]; do n=$((n+1)); done; exit 0"
         try:
             result = self.container.exec_run(["/bin/sh", "-c", script], user=self.user, stdout=True,
-                                             stderr=True, environment={"PATH": PATH})
+                                             stderr=True)
             if result.exit_code != 0:
                 raise RuntimeError(result.output[-500:])
         except Exception:
@@ -516,3 +524,18 @@ def gc(dry_run: bool = False) -> list[str]:
         if not dry_run:
             network.remove()
     return removed
+
+
+def kill_leftovers(run_id: str) -> int:
+    """Remove the containers a killed runner left for this run (label gauntlet.run=run_id): called
+    when a run is resumed, so a leftover agent cannot keep using CPU or GPUs under the new attempt."""
+    try:
+        found = client().containers.list(all=True, filters={"label": [f"{MANAGED}=true", f"gauntlet.run={run_id}"]})
+    except Exception:
+        return 0
+    for container in found:
+        try:
+            container.remove(force=True)
+        except Exception:
+            pass
+    return len(found)

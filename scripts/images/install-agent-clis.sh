@@ -1,11 +1,10 @@
 #!/bin/sh
 # Image build step: the agent CLIs, bundled on the host by scripts/images/bundle-agent-clis.sh
-# (npm install into a folder; the build itself runs with network none) and copied to
-# /tmp/agent-clis. Their bin links go to /opt/agent-clis/bin (on the sandbox's PATH).
+# (npm install into a folder; the build itself runs with network none) and copied by the
+# Dockerfile to /opt/agent-clis. Their bin links go to /opt/agent-clis/bin (on PATH).
 set -eu
 mkdir -p /opt/agent-clis/bin
-if [ -d /tmp/agent-clis/node_modules ]; then
-    cp -a /tmp/agent-clis/node_modules /opt/agent-clis/
+if [ -d /opt/agent-clis/node_modules/.bin ]; then
     for bin in /opt/agent-clis/node_modules/.bin/*; do
         [ -e "$bin" ] || continue
         ln -sf "../node_modules/.bin/$(basename "$bin")" "/opt/agent-clis/bin/$(basename "$bin")"

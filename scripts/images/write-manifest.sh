@@ -1,7 +1,7 @@
 #!/bin/sh
 # Image build step (last): /etc/gauntlet-image.json, the versions `gauntlet doctor` reports.
 set -eu
-/opt/venv/bin/python - <<'PY'
+python3 - <<'PY'
 import json, os, platform, shutil, subprocess
 def out(cmd):
     try:

@@ -1,0 +1,61 @@
+"""A runner killed with SIGKILL mid-attempt leaves containers that `gauntlet gc` removes; --resume
+then finishes the run."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from tests.conftest import REPO, gauntlet
+
+from .conftest import SCALE
+
+
+def labelled(engine, run_dir):
+    return engine.containers.list(all=True, filters={"label": f"gauntlet.run={run_dir.resolve()}"})
+
+
+def start_and_kill(engine, args, out):
+    """Start a runner, SIGKILL it (and its process group) once its agent container exists."""
+    proc = subprocess.Popen([sys.executable, "-m", "runner.cli", *args], cwd=REPO, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not labelled(engine, out) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert labelled(engine, out), "the agent container never appeared"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    left = labelled(engine, out)
+    assert left and left[0].labels["gauntlet.managed"] == "true"   # SIGKILL leaves it behind
+    return left
+
+
+def test_sigkilled_runner_then_gc_then_resume(engine, shared_tasks, tmp_path):
+    out = tmp_path / "run"
+    args = ["run", "--agent", "command", "--command", "sleep 30", "--backend", "docker", "--device", "cpu",
+            "--tasks", SCALE, "--tasks-root", str(shared_tasks), "--budget", "6s", "--out", str(out)]
+    # 1. killed; `gauntlet gc` removes what it left
+    left = start_and_kill(engine, args, out)
+    assert left[0].name in gauntlet("gc", "--dry-run").stdout
+    gauntlet("gc")
+    assert labelled(engine, out) == []
+    assert engine.containers.list(all=True, filters={"label": "gauntlet.managed=true"}) == []
+    # 2. the resumed run is killed too; 3. the next --resume removes that run's leftovers and finishes
+    start_and_kill(engine, [*args, "--resume"], out)
+    gauntlet(*args, "--resume")
+    assert labelled(engine, out) == []
+    result = (out / "attempts" / SCALE.replace("/", "__") / "result.json")
+    assert result.is_file()
+    assert '"agent_timeout"' in result.read_text()
+
+
+def test_doctor_reports_engine_and_image(engine):
+    proc = gauntlet("doctor", "--device", "cpu", check=False)
+    assert "engine" in proc.stdout and "docker" in proc.stdout
+    assert "image gauntlet-cpu" in proc.stdout
+    assert "torch 2." in proc.stdout
+    assert proc.returncode == 0, proc.stdout + proc.stderr
