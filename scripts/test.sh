@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The test command: make sure what the suite drives is present, then run it.
+#   - the agent CLIs (Claude Code, Codex) from npm into .agents/      (scripts/install-agents.sh)
+#   - a docker engine and the gauntlet-cpu image, built offline      (scripts/setup-docker.sh)
+# Both steps are idempotent and fast when already done. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-agents.sh
+bash scripts/setup-docker.sh
+exec python3 -m pytest -q -ra "$@"
