@@ -21,6 +21,28 @@ def _tasks_root_option(fn):
                         default=None, help="Task suite folder (default: the repo's tasks/).")(fn)
 
 
+# Options for the agent CLIs: they reach the agent's command as environment variables, which
+# agents/*.toml turn into the CLI's own flags (a CLI without such a flag ignores them).
+AGENT_CLI_OPTIONS = (
+    ("--model", "GAUNTLET_MODEL", str, "Model id for the agent CLI (e.g. claude-sonnet-4-5)."),
+    ("--max-turns", "GAUNTLET_MAX_TURNS", click.IntRange(min=1), "Max model turns, where the CLI has such a limit."),
+    ("--effort", "GAUNTLET_EFFORT", str, "Reasoning effort for the agent CLI (e.g. low, medium, high)."),
+    ("--api-retries", "GAUNTLET_API_RETRIES", click.IntRange(min=0), "API retries inside the agent CLI."),
+)
+
+
+def _agent_cli_options(fn):
+    for flag, envvar, kind, help_text in reversed(AGENT_CLI_OPTIONS):
+        fn = click.option(flag, envvar=envvar, show_envvar=True, type=kind, default=None, help=help_text)(fn)
+    return fn
+
+
+def _agent_env(values: dict) -> dict[str, str]:
+    """{'model': 'x', 'effort': None, ...} -> {'GAUNTLET_MODEL': 'x'}: only what was set."""
+    by_name = {flag[2:].replace("-", "_"): envvar for flag, envvar, _k, _h in AGENT_CLI_OPTIONS}
+    return {by_name[name]: str(value) for name, value in values.items() if value is not None}
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gauntlet")
 def main():
@@ -111,6 +133,35 @@ def agents_list():
         _fail(str(exc))
 
 
+@agents.command("check")
+@click.argument("agent_name")
+@click.option("--backend", type=click.Choice(["local", "docker"]), default="local", show_default=True)
+@click.option("--script", type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None,
+              help="Model-server script (TOML/JSON steps) instead of the built-in edit-the-kernel script.")
+@click.option("--out", type=click.Path(path_type=Path), default=None, help="Keep the check's run dir here.")
+@click.option("--budget", default="5m", show_default=True, help="Agent budget for the check attempt.")
+@_agent_cli_options
+def agents_check(agent_name, backend, script, out, budget, **cli_options):
+    """Run AGENT's real CLI through the gateway against the scripted model server on a fixture task.
+
+    Needs no API key and no network: reports whether the edit landed in diff.patch and was evaluated,
+    and whether the usage the CLI reported matches the gateway's own meter.
+    """
+    from .gateway import GatewayError
+    from .model_server import CheckError, run_check
+    from .run import RunError, parse_duration
+    try:
+        report = run_check(agent_name, backend=backend, out=out, script=script, budget_s=parse_duration(budget),
+                           agent_env=_agent_env(cli_options))
+    except (AgentError, GatewayError, CheckError, RunError, ValueError) as exc:
+        _fail(str(exc))
+    for name, item in report["checks"].items():
+        click.echo(f"{'ok  ' if item['ok'] else 'FAIL'}  {name:28s} {item['detail']}")
+    click.echo(f"{'PASS' if report['ok'] else 'FAIL'}: {report['agent']} on the {report['backend']} backend "
+               f"({report['agent_seconds']} s agent time); run dir {report['run_dir']}")
+    sys.exit(0 if report["ok"] else 1)
+
+
 # -- run / eval / report -----------------------------------------------------------------------
 def _device(device: str) -> str:
     from .run import detect_device
@@ -143,8 +194,9 @@ def _summary_line(r) -> str:
 @click.option("--resume", is_flag=True, help="Continue the run in --out: finished attempts are kept, the rest redone.")
 @click.option("--command", "command", default=None, help="Command template for the `command` agent.")
 @click.option("--replay-from", type=click.Path(path_type=Path), default=None, help="Patch file or run dir for `replay`.")
+@_agent_cli_options
 @_tasks_root_option
-def run(agent_name, selectors, backend, device, budget, out, resume, command, replay_from, tasks_root):
+def run(agent_name, selectors, backend, device, budget, out, resume, command, replay_from, tasks_root, **cli_options):
     """Run an agent over tasks and evaluate every attempt."""
     from .report import aggregate, render
     from .run import Run, RunError, RunOptions, now, parse_duration
@@ -171,7 +223,8 @@ def run(agent_name, selectors, backend, device, budget, out, resume, command, re
     if not runnable:
         _fail(f"--tasks: no selected task runs on device {dev}")
     out = out or Path("runs") / f"{spec.name}-{now().replace(':', '').replace('+0000', 'Z')}"
-    options = RunOptions(agent=spec, device=dev, backend=backend, budget_s=budget_s, tasks_root=root)
+    options = RunOptions(agent=spec, device=dev, backend=backend, budget_s=budget_s, tasks_root=root,
+                         agent_env=_agent_env(cli_options))
     try:
         the_run = Run(out, options, runnable, resume=resume)
     except RunError as exc:
@@ -225,10 +278,7 @@ def report(run_dirs, fmt):
     click.echo(render(aggregate(results), fmt))
 
 
-
-# ==== issue 4: docker backend commands (images build, doctor, gc) ============================
-# Owned by the docker backend (runner/sandbox/docker.py, runner/images.py); placed before the
-# __main__ guard so `python -m runner.cli` sees them.
+# -- docker backend: images, doctor, gc -------------------------------------------------------
 @main.group()
 def images():
     """Build and list the sandbox images (gauntlet-cpu, gauntlet-cuda, gauntlet-rocm)."""
@@ -347,67 +397,6 @@ def gc(dry_run):
     for item in removed:
         click.echo(("would remove " if dry_run else "removed ") + item)
     click.echo(f"{len(removed)} {'to remove' if dry_run else 'removed'}")
-# ==== end of issue 4 block ===================================================================
-
-
-# ==== issue 5: agent adapters (gauntlet agents check; run options for agent CLIs) ================
-# Owned by the agent adapters (runner/gateway.py, runner/parsers.py, runner/model_server.py).
-# `gauntlet run --model/--max-turns/--effort` are added to the existing `run` command here, without
-# editing it: they reach the agent as GAUNTLET_MODEL / GAUNTLET_MAX_TURNS / GAUNTLET_EFFORT in its
-# environment (the gateway passes them into the sandbox; agents/*.toml commands read them).
-_AGENT_RUN_OPTIONS = (("model", "GAUNTLET_MODEL", str, "Model id for the agent CLI (e.g. claude-sonnet-4-5)."),
-                      ("max_turns", "GAUNTLET_MAX_TURNS", int, "Max model turns (agents whose CLI has such a limit)."),
-                      ("effort", "GAUNTLET_EFFORT", str, "Reasoning effort for the agent CLI (low, medium, high)."))
-
-
-def _add_agent_run_options(command):
-    import os
-    for name, _env, kind, help_text in _AGENT_RUN_OPTIONS:
-        command.params.append(click.Option([f"--{name.replace('_', '-')}"], type=kind, default=None,
-                                           help=help_text + " Sets the environment variable of the same meaning."))
-    inner = command.callback
-
-    def callback(**kwargs):
-        for name, env, _kind, _help in _AGENT_RUN_OPTIONS:
-            value = kwargs.pop(name, None)
-            if value is not None:
-                os.environ[env] = str(value)
-        return inner(**kwargs)
-    command.callback = callback
-
-
-_add_agent_run_options(run)
-
-
-@agents.command("check")
-@click.argument("agent_name")
-@click.option("--backend", type=click.Choice(["local", "docker"]), default="local", show_default=True)
-@click.option("--script", type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None,
-              help="Model-server script (TOML/JSON steps) instead of the built-in edit-the-kernel script.")
-@click.option("--out", type=click.Path(path_type=Path), default=None, help="Keep the check's run dir here.")
-@click.option("--budget", default="5m", show_default=True, help="Agent budget for the check attempt.")
-@click.option("--model", default=None, help="GAUNTLET_MODEL for the check (the scripted server accepts any).")
-def agents_check(agent_name, backend, script, out, budget, model):
-    """Run AGENT's real CLI through the gateway against the scripted model server on a fixture task.
-
-    Needs no API key and no network: reports whether the edit landed in diff.patch and was evaluated,
-    and whether the usage the CLI reported matches the gateway's own meter.
-    """
-    import os
-    from .gateway import GatewayError
-    from .model_server import CheckError, run_check
-    from .run import RunError, parse_duration
-    try:
-        report = run_check(agent_name, backend=backend, out=out, script=script, budget_s=parse_duration(budget),
-                           env={"GAUNTLET_MODEL": model} if model else None)
-    except (AgentError, GatewayError, CheckError, RunError, ValueError) as exc:
-        _fail(str(exc))
-    for name, item in report["checks"].items():
-        click.echo(f"{'ok  ' if item['ok'] else 'FAIL'}  {name:28s} {item['detail']}")
-    click.echo(f"{'PASS' if report['ok'] else 'FAIL'}: {report['agent']} on the {report['backend']} backend "
-               f"({report['agent_seconds']} s agent time); run dir {report['run_dir']}")
-    sys.exit(0 if report["ok"] else 1)
-# ==== end of issue 5 block ===================================================================
 
 
 if __name__ == "__main__":

@@ -23,8 +23,8 @@ What it does, per attempt:
 
 Overrides (tests, `gauntlet agents check`, private deployments): GAUNTLET_GATEWAY_UPSTREAM replaces
 the upstream (`http://127.0.0.1:PORT`, `unix:/path.sock`, or for "connect" a comma list of
-host:port). Run options passed to the agent's environment when set on the host: GAUNTLET_MODEL,
-GAUNTLET_MAX_TURNS, GAUNTLET_EFFORT, GAUNTLET_API_RETRIES.
+host:port). Run options for the agent CLI (--model etc.) reach its environment through
+RunOptions.agent_env, not through here.
 """
 from __future__ import annotations
 
@@ -50,7 +50,6 @@ from .sandbox import Mount
 
 GATEWAY_PORT = 47813                   # the in-container loopback port (docker backend)
 SOCKET_DIR_IN_SANDBOX = "/gauntlet/gateway"
-RUN_OPTION_VARS = ("GAUNTLET_MODEL", "GAUNTLET_MAX_TURNS", "GAUNTLET_EFFORT", "GAUNTLET_API_RETRIES")
 REPO = Path(__file__).resolve().parent.parent
 LOCAL_BIN = REPO / ".agents" / "node_modules" / ".bin"   # scripts/install-agents.sh puts the CLIs here
 
@@ -156,9 +155,6 @@ def open_gateway(spec, agent_dir: Path, backend: str):
         if config.get("key_env") and config["key_env"] not in env:
             env[config["key_env"]] = gw.token            # the real key never reaches the agent
         for name in config.get("pass_env", []):          # keys the CLI must hold itself (connect)
-            if os.environ.get(name):
-                env[name] = os.environ[name]
-        for name in RUN_OPTION_VARS:
             if os.environ.get(name):
                 env[name] = os.environ[name]
         if backend == "local" and LOCAL_BIN.is_dir():     # after the user's PATH: theirs wins

@@ -446,7 +446,7 @@ class CheckError(RuntimeError):
 
 
 def run_check(agent: str, *, backend: str = "local", out: Path | None = None, script=None,
-              budget_s: float = 300.0, device: str = "cpu", env: dict | None = None) -> dict:
+              budget_s: float = 300.0, device: str = "cpu", agent_env: dict | None = None) -> dict:
     """`gauntlet agents check`: the real CLI, through the gateway, against this server, on the
     fixture task triton2triton/scale. Returns what was checked (each item: ok, detail)."""
     import secrets
@@ -483,10 +483,10 @@ def run_check(agent: str, *, backend: str = "local", out: Path | None = None, sc
     try:
         with ScriptedModelServer(steps, unix=scratch / "model.sock", log=scratch / "model-requests.jsonl",
                                  require_key=key) as server:
-            os.environ.update({"GAUNTLET_GATEWAY_UPSTREAM": server.url, config["key_env"]: key,
-                               "GAUNTLET_API_RETRIES": "0", **(env or {})})
+            os.environ.update({"GAUNTLET_GATEWAY_UPSTREAM": server.url, config["key_env"]: key})
             the_run = Run(out, RunOptions(agent=spec, device=device, backend=backend, budget_s=budget_s,
-                                          tasks_root=root), [task])
+                                          tasks_root=root,
+                                          agent_env={"GAUNTLET_API_RETRIES": "0", **(agent_env or {})}), [task])
             result = the_run.attempt(task)
             the_run.close()
             requests = list(server.requests)

@@ -50,11 +50,13 @@ class RunOptions:
     budget_s: float = 1800.0
     eval_timeout_s: float = EVAL_TIMEOUT_S
     tasks_root: Path = field(default_factory=default_tasks_root)
+    # GAUNTLET_MODEL / _MAX_TURNS / _EFFORT / _API_RETRIES for the agent's command (cli AGENT_CLI_OPTIONS)
+    agent_env: dict[str, str] = field(default_factory=dict)
 
     def identity(self) -> dict:
         """What must match for --resume to continue a run rather than start a different one."""
         return {"agent": self.agent.name, "agent_command": self.agent.command, "device": self.device,
-                "backend": self.backend, "budget_s": self.budget_s}
+                "backend": self.backend, "budget_s": self.budget_s, "agent_env": dict(sorted(self.agent_env.items()))}
 
 
 def parse_duration(text: str) -> float:
@@ -131,7 +133,7 @@ class Run:
     def __init__(self, run_dir: Path, options: RunOptions, tasks: list[Task], resume: bool = False):
         self.dir = Path(run_dir)
         self.options = options
-        # issue 5: fail fast (missing API key or agent CLI) before any attempt or sandbox starts.
+        # Fail fast (missing API key or agent CLI) before any attempt or sandbox starts.
         from .gateway import GatewayError, preflight
         try:
             preflight(options.agent, options.backend)
@@ -161,7 +163,7 @@ class Run:
         if self.options.backend == "local":
             from .sandbox.local import kill_leftovers
             kill_leftovers(self.run_id)
-        elif self.options.backend == "docker":  # issue 4: remove this run's leftover containers
+        elif self.options.backend == "docker":  # remove this run's leftover containers
             from .sandbox.docker import kill_leftovers as remove_leftover_containers
             remove_leftover_containers(self.run_id)
 
@@ -213,11 +215,11 @@ class Run:
                 role="agent", platform=self.options.device, workdir=workspace.path,
                 mounts=(Mount(agent_dir, "/gauntlet/agent", read_only=True), *gateway.mounts),
                 env={"GAUNTLET_DEADLINE_EPOCH": str(int(deadline)), "GAUNTLET_BUDGET_S": str(int(budget)),
-                     **gateway.env},
+                     **self.options.agent_env, **gateway.env},
                 network=gateway.network,
                 labels={"gauntlet.task": task.id, "gauntlet.run": self.run_id}))
             self._run_agent(task, spec, sandbox, workspace, agent_dir, budget, deadline, result,
-                            wrap=gateway.argv_prefix)  # issue 5: in-sandbox gateway forwarder, if any
+                            wrap=gateway.argv_prefix)  # the in-sandbox gateway forwarder, if any
         changes = workspace.finalize(adir / "record.git")
         result.changed_files, result.violations = changes.changed_files, changes.violations
         (adir / "diff.patch").write_text(changes.patch)

@@ -75,3 +75,30 @@ def test_speedup_only_for_correct_configs(tasks_root, tmp_path):
     assert ev.correct("seen") and ev.speedup("seen") > 0 and not ev.timing_meaningful
     for row in ev.configs:
         assert row.speedup == pytest.approx(row.baseline_ms / row.candidate_ms)
+
+
+def test_fast_comparison_accepts_and_rejects_exactly_like_isclose(tasks_root):
+    """compare() takes a float32 fast path when everything is close; its verdict must be the one
+    torch.isclose gives in float64, NaN never passes, and equal infinities pass."""
+    import torch
+    from runner.evaluator.harness import Frozen, Mismatch, compare
+    task = load_task(tasks_root / SCALE, tasks_root)
+    tol = task.tolerance("float32")
+    gen = torch.Generator().manual_seed(0)
+    e = torch.randn(100_000, generator=gen)
+    inf_e = e.clone()
+    inf_e[7] = float("inf")
+    cases = [e.clone(), e * (1 + 0.5 * tol.rtol), e * (1 + 3 * tol.rtol), e + 0.9 * tol.atol, e + 5 * tol.atol]
+    for g in cases:
+        want = bool(torch.isclose(g.double(), e.double(), rtol=tol.rtol, atol=tol.atol).all())
+        try:
+            compare(task, Frozen([g], [g.stride()], ["cpu"]), Frozen([e], [e.stride()], ["cpu"]))
+            got = True
+        except Mismatch:
+            got = False
+        assert got == want
+    nan = e.clone()
+    nan[3] = float("nan")
+    with pytest.raises(Mismatch, match="NaN"):
+        compare(task, Frozen([nan], [nan.stride()], ["cpu"]), Frozen([e], [e.stride()], ["cpu"]))
+    assert compare(task, Frozen([inf_e.clone()], [(1,)], ["cpu"]), Frozen([inf_e], [(1,)], ["cpu"])) == 0.0

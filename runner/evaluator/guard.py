@@ -45,7 +45,7 @@ _TENSOR_NAMES = ("clone", "copy_", "fill_", "zero_", "double", "float", "to", "c
                  "__len__", "__getitem__", "__setitem__", "__mul__", "__add__", "shape", "dtype",
                  "device", "is_cuda", "__class__", "__torch_function__", "__torch_dispatch__")
 _CUDA_NAMES = ("synchronize", "current_stream", "default_stream", "Event", "Stream", "graph", "CUDAGraph",
-               "empty_cache", "is_available", "set_stream", "stream")
+               "empty_cache", "is_available", "set_stream", "stream", "_sleep")
 _EVENT_NAMES = ("record", "elapsed_time", "synchronize", "query", "wait", "__init__", "__new__")
 _TIME_NAMES = ("perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time", "time_ns",
                "process_time", "sleep")

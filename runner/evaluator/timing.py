@@ -27,6 +27,7 @@ and the guard verifies after every candidate call that nobody replaced them.
 """
 from __future__ import annotations
 
+import gc
 import math
 import statistics
 import time
@@ -41,6 +42,11 @@ WARMUP_CALLS = 5
 CPU_REPS = 5
 TAIL_CALIBRATION_REPS = 50
 ESCAPED_SLACK_MS = 0.005             # above the calibrated tail's p95: noise, not escaped work
+# The GPU must still be busy when the timed call's launches reach it, or the start..end span counts
+# host-side launch cost (Triton's Python launcher: 30-100 us per call on an H100 host, more than the
+# ~85 us flush). A device-side spin after the flush covers LAUNCH_COVER x the slowest host launch seen.
+LAUNCH_COVER = 2.0
+LAUNCH_COVER_MIN_MS, LAUNCH_COVER_MAX_MS = 0.02, 5.0
 REGIMES = ("cold", "warm")
 
 _perf_counter = time.perf_counter     # captured before any candidate is imported
@@ -50,7 +56,8 @@ def method(device: str, regime: str = "cold") -> str:
     if device == "cpu":
         return "wall clock (perf_counter), 4 MB flush per call, median; not a meaningful kernel time"
     flush = "cold L2 (256 MB flush) per call" if regime == "cold" else "warm L2, back-to-back calls"
-    return f"cuda-events, {flush}, device-wide sync bound per call, median, alternating rounds"
+    return (f"cuda-events, {flush}, device spin covering the host launch, device-wide sync bound per call, "
+            f"median, alternating rounds, gc off")
 
 
 @dataclass
@@ -115,6 +122,9 @@ class GpuClock:
         self.start, self.end, self.end2 = (self._event(enable_timing=True) for _ in range(3))
         self.flushes = 0
         self.tail_ms, self.tail_limit_ms = 0.0, ESCAPED_SLACK_MS
+        self.spin = getattr(torch.cuda, "_sleep", None)   # busy-waits N device clock cycles
+        self.spin_cycles = 0
+        self.host_ms = 0.0                                  # host time of the last call's launch
         self.calibrate()
 
     def flush(self) -> None:
@@ -124,8 +134,12 @@ class GpuClock:
 
     def _raw(self, fn):
         self.flush()
+        if self.spin_cycles:
+            self.spin(self.spin_cycles)
         self._record(self.start)
+        t0 = _perf_counter()
         out = fn()
+        self.host_ms = (_perf_counter() - t0) * 1000.0
         self._record(self.end)
         self._sync()               # device-wide: every stream, every launch made so far
         self._record(self.end2)
@@ -140,6 +154,24 @@ class GpuClock:
         tails.sort()
         self.tail_ms = statistics.median(tails)
         self.tail_limit_ms = tails[int(0.95 * (len(tails) - 1))] + ESCAPED_SLACK_MS
+        self.cycles_per_ms = 0.0
+        if self.spin is not None:
+            probe = 1_000_000
+            self._sync()
+            self._record(self.start)
+            self.spin(probe)
+            self._record(self.end)
+            self._event_sync(self.end)
+            self.cycles_per_ms = probe / max(self._elapsed(self.start, self.end), 1e-3)
+
+    def cover_launch(self, host_ms: float) -> float:
+        """Keep the device busy for LAUNCH_COVER x `host_ms` after the flush (the flush's own time
+        is not counted on: it is short on a warm regime and unknown in general). Returns the pad in ms."""
+        if self.spin is None or not self.cycles_per_ms:
+            return 0.0
+        pad_ms = min(LAUNCH_COVER_MAX_MS, max(LAUNCH_COVER_MIN_MS, LAUNCH_COVER * host_ms))
+        self.spin_cycles = int(pad_ms * self.cycles_per_ms)
+        return pad_ms
 
     def once(self, fn):
         """(sample, gap, output): the sample is the tight time; `gap` = start..end2 - start..end,
@@ -178,21 +210,34 @@ def time_pair(fns: dict, clock, before=None, after=None, refresh=None) -> dict[s
                 samples[name].append(call(name, fn)[0])
         return {name: stats(s) for name, s in samples.items()}
 
-    estimate = {}
+    estimate, host = {}, []
     for name, fn in fns.items():
         for _ in range(WARMUP_CALLS):
             call(name, fn)
+            host.append(clock.host_ms)
         estimate[name] = max(call(name, fn)[0] for _ in range(3))
+    # One pad for both kernels (same conditions): covers the slower host launch of the two.
+    clock.cover_launch(statistics.median(sorted(host)[len(host) // 2:]))
     samples = {name: [] for name in fns}
     gaps = {name: [] for name in fns}
-    for _ in range(ROUNDS):
-        for name, fn in fns.items():
-            reps = int(TARGET_SECONDS_PER_KERNEL * 1000 / ROUNDS / max(estimate[name], 1e-3))
-            reps = max(MIN_REPS // ROUNDS, min(MAX_REPS // ROUNDS, reps))
-            for _ in range(reps):
-                sample, gap = call(name, fn)
-                samples[name].append(sample)
-                gaps[name].append(gap)
+    # A garbage collection inside a timed call would charge that call for the harness's garbage.
+    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(ROUNDS):
+            for name, fn in fns.items():
+                reps = int(TARGET_SECONDS_PER_KERNEL * 1000 / ROUNDS / max(estimate[name], 1e-3))
+                reps = max(MIN_REPS // ROUNDS, min(MAX_REPS // ROUNDS, reps))
+                for _ in range(reps):
+                    sample, gap = call(name, fn)
+                    samples[name].append(sample)
+                    gaps[name].append(gap)
+            gc.collect(0)  # between rounds, outside any timed span
+    finally:
+        if was_enabled:
+            gc.enable()
+        clock.spin_cycles = 0
     return {name: stats(s, sum(g > clock.tail_limit_ms for g in gaps[name]), gaps[name])
             for name, s in samples.items()}
 

@@ -117,6 +117,16 @@ def test_run_options_reach_the_agent_through_gauntlet_run(tmp_path, tasks_root):
     assert re.fullmatch(r"http://127\.0\.0\.1:\d+", rec["env"]["ANTHROPIC_BASE_URL"])
     assert rec["env"]["ANTHROPIC_API_KEY"].startswith("gauntlet-")
     assert "sk-real-secret" not in json.dumps(rec["env"])
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["options"]["agent_env"] == {"GAUNTLET_MODEL": "m-1", "GAUNTLET_MAX_TURNS": "3",
+                                                "GAUNTLET_EFFORT": "low"}
+    # a resume with another model would mix two configurations in one run: refused, naming the field
+    again = gauntlet("run", "--agent", "claude-code", "--tasks", "triton2triton", "--tasks-root", tasks_root,
+                     "--device", "cpu", "--budget", "60", "--out", tmp_path / "run", "--resume", "--model", "m-2",
+                     "--max-turns", "3", "--effort", "low", isolate=False,
+                     env={"PATH": f"{bindir}:{os.environ['PATH']}", "FAKE_CLI_RECORD": str(record),
+                          "ANTHROPIC_API_KEY": "sk-real-secret"})
+    assert again.returncode != 0 and "manifest.json: options" in again.stderr
 
 
 def test_missing_key_fails_fast_in_one_line(tmp_path, tasks_root):

@@ -68,6 +68,8 @@ def _fake_gpu_clock(log, tight=0.010, synced=0.020, tail=0.004):
     clock._sync = lambda: log.append("device_synchronize")
     clock._event_sync = lambda ev: log.append(f"wait:{ev.name}")
     clock.tail_ms, clock.tail_limit_ms = tail, tail + timing.ESCAPED_SLACK_MS
+    clock.spin = lambda cycles: log.append(f"spin:{cycles}")
+    clock.spin_cycles, clock.cycles_per_ms, clock.host_ms = 0, 1000.0, 0.0
     return clock
 
 
@@ -88,6 +90,10 @@ class _EscapingClock:
     time and a device-sync gap as long as the work; the baseline's gap is the plain sync tail."""
     meaningful = True
     tail_limit_ms = 0.01
+    host_ms = 0.0
+
+    def cover_launch(self, host_ms):
+        return 0.0
 
     def __init__(self, candidate_calls):
         self.candidate_calls = candidate_calls
@@ -123,7 +129,25 @@ def test_every_timed_repetition_is_preceded_by_a_flush():
     gpu = _fake_gpu_clock(log)
     timing.time_pair({"k": lambda: log.append("fn")}, gpu)
     fn_at = [i for i, e in enumerate(log) if e == "fn"]
-    assert len(fn_at) >= timing.MIN_REPS and all(log[i - 2] == "flush" for i in fn_at)
+    assert len(fn_at) >= timing.MIN_REPS
+    # flush, then (once the launch cover is set) a device spin, then the start event, then the call
+    assert all(log[i - 1] == "record:start" and "flush" in log[max(0, i - 3):i - 1] for i in fn_at)
+
+
+def test_timed_calls_start_after_a_device_spin_that_covers_the_host_launch():
+    """Without the spin the start event fires on an idle GPU and a slow Python launcher's host time
+    is charged to the kernel: every timed (post-warm-up) call must sit behind a spin, and the spin
+    is switched off again when timing ends."""
+    log = []
+    gpu = _fake_gpu_clock(log)
+    timing.time_pair({"k": lambda: log.append("fn")}, gpu)
+    fn_at = [i for i, e in enumerate(log) if e == "fn"]
+    spun = [log[i - 2].startswith("spin:") for i in fn_at]
+    warm = timing.WARMUP_CALLS + 3
+    assert not any(spun[:warm]) and all(spun[warm:])
+    cycles = int(log[fn_at[-1] - 2].split(":")[1])
+    assert cycles == int(timing.LAUNCH_COVER_MIN_MS * gpu.cycles_per_ms)   # host time ~0: the minimum pad
+    assert gpu.spin_cycles == 0
 
 
 def test_warm_regime_is_recorded_and_applies_to_both(judge):
