@@ -54,15 +54,22 @@ def cold_ms(clock, fn, n=100):
     return statistics.median(clock.once(fn)[0] for _ in range(n))
 
 
+def kernels(tid: str, tag: str):
+    """(task dir, reference module, baseline fn, solution fn), imported afresh under `tag`."""
+    task = REPO / "tasks" / tid
+    key = f"{tag}_{tid.replace('/', '_')}"
+    ref = import_module(task / "reference.py", f"ref_{key}")
+    sol = import_module(task / "solution" / "kernel.py", f"sol_{key}").forward
+    base = (import_module(task / "kernel.py", f"base_{key}").forward
+            if tid.startswith("triton2triton") else ref.reference)
+    return task, ref, base, sol
+
+
 def main(ids):
     clock = timing.make_clock("cuda", "cold")
     rows = []
     for tid in ids:
-        task = REPO / "tasks" / tid
-        ref = import_module(task / "reference.py", f"ref_{tid.replace('/', '_')}")
-        sol = import_module(task / "solution" / "kernel.py", f"sol_{tid.replace('/', '_')}").forward
-        base = (import_module(task / "kernel.py", f"base_{tid.replace('/', '_')}").forward
-                if tid.startswith("triton2triton") else ref.reference)
+        task, ref, base, sol = kernels(tid, "first")
         for split, name, params in configs(task):
             args = ref.make_inputs(params, torch.Generator().manual_seed(0), "cuda")
             row = [tid, split, name]
@@ -75,11 +82,7 @@ def main(ids):
     # second pass with the launch counter: cold times only
     i = 0
     for tid in ids:
-        task = REPO / "tasks" / tid
-        ref = import_module(task / "reference.py", f"ref2_{tid.replace('/', '_')}")
-        sol = import_module(task / "solution" / "kernel.py", f"sol2_{tid.replace('/', '_')}").forward
-        base = (import_module(task / "kernel.py", f"base2_{tid.replace('/', '_')}").forward
-                if tid.startswith("triton2triton") else ref.reference)
+        task, ref, base, sol = kernels(tid, "second")
         for split, name, params in configs(task):
             args = ref.make_inputs(params, torch.Generator().manual_seed(0), "cuda")
             for fn in (lambda: base(*args), lambda: sol(*args)):

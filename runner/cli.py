@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from .agent import AgentError, list_agents, resolve_agent
+from .result import MAX_SPEEDUP
 from .task import TaskError, default_tasks_root, discover, load_task, select
 
 DEVICES = ("auto", "cuda", "rocm", "cpu")
@@ -34,6 +35,17 @@ AGENT_CLI_OPTIONS = (
 def _agent_cli_options(fn):
     for flag, envvar, kind, help_text in reversed(AGENT_CLI_OPTIONS):
         fn = click.option(flag, envvar=envvar, show_envvar=True, type=kind, default=None, help=help_text)(fn)
+    return fn
+
+
+def _timing_options(fn):
+    """How the evaluator times baseline and candidate (docs/evaluation.md, "Timing")."""
+    fn = click.option("--max-speedup", type=float, default=MAX_SPEEDUP, show_default=True,
+                      help="Flag (and score zero) a config whose speedup exceeds this.")(fn)
+    fn = click.option("--graph", is_flag=True,
+                      help="Time CUDA-graph replays of each call instead of eager calls (GPU; AKA parity).")(fn)
+    fn = click.option("--timing-regime", type=click.Choice(["cold", "warm"]), default="cold", show_default=True,
+                      help="cold: L2 flushed before every timed call; warm: back-to-back calls.")(fn)
     return fn
 
 
@@ -180,6 +192,7 @@ def _summary_line(r) -> str:
     return (f"{r.task:36s} {r.status:14s} compiled={'y' if r.compiled else 'n'} "
             f"seen={'y' if r.correct_seen else 'n'} unseen={'y' if r.correct_unseen else 'n'} "
             f"speedup seen={sp(r.speedup_seen)} unseen={sp(r.speedup_unseen)}"
+            + (f" drawn={'y' if r.correct_drawn else 'n'} {sp(r.speedup_drawn)}" if r.correct_drawn is not None else "")
             + (f" violations={len(r.violations)}" if r.violations else ""))
 
 
@@ -194,9 +207,15 @@ def _summary_line(r) -> str:
 @click.option("--resume", is_flag=True, help="Continue the run in --out: finished attempts are kept, the rest redone.")
 @click.option("--command", "command", default=None, help="Command template for the `command` agent.")
 @click.option("--replay-from", type=click.Path(path_type=Path), default=None, help="Patch file or run dir for `replay`.")
+@click.option("--unseen", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Also score each task on N configs drawn from its [space] (kept only where the baseline "
+                   "passes; recorded in manifest.json).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the --unseen draw.")
 @_agent_cli_options
+@_timing_options
 @_tasks_root_option
-def run(agent_name, selectors, backend, device, budget, out, resume, command, replay_from, tasks_root, **cli_options):
+def run(agent_name, selectors, backend, device, budget, out, resume, command, replay_from, tasks_root,
+        timing_regime, graph, max_speedup, unseen, seed, **cli_options):
     """Run an agent over tasks and evaluate every attempt."""
     from .report import aggregate, render
     from .run import Run, RunError, RunOptions, now, parse_duration
@@ -224,7 +243,8 @@ def run(agent_name, selectors, backend, device, budget, out, resume, command, re
         _fail(f"--tasks: no selected task runs on device {dev}")
     out = out or Path("runs") / f"{spec.name}-{now().replace(':', '').replace('+0000', 'Z')}"
     options = RunOptions(agent=spec, device=dev, backend=backend, budget_s=budget_s, tasks_root=root,
-                         agent_env=_agent_env(cli_options))
+                         agent_env=_agent_env(cli_options), timing_regime=timing_regime, graph=graph,
+                         max_speedup=max_speedup, unseen=unseen, seed=seed)
     try:
         the_run = Run(out, options, runnable, resume=resume)
     except RunError as exc:
@@ -248,8 +268,9 @@ def run(agent_name, selectors, backend, device, budget, out, resume, command, re
 @click.argument("run_dir", type=click.Path(path_type=Path, exists=True, file_okay=False))
 @click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True)
 @click.option("--backend", type=click.Choice(["local", "docker"]), default="local", show_default=True)
+@_timing_options
 @_tasks_root_option
-def eval_cmd(run_dir, device, backend, tasks_root):
+def eval_cmd(run_dir, device, backend, tasks_root, timing_regime, graph, max_speedup):
     """Re-evaluate the saved diffs of RUN_DIR (e.g. on another device); rewrites result.json."""
     from .agent import AgentSpec
     from .run import RunOptions, reevaluate
@@ -259,7 +280,7 @@ def eval_cmd(run_dir, device, backend, tasks_root):
     except TaskError as exc:
         _fail(str(exc))
     options = RunOptions(agent=AgentSpec(name="eval", kind="noop"), device=_device(device), backend=backend,
-                         tasks_root=root)
+                         tasks_root=root, timing_regime=timing_regime, graph=graph, max_speedup=max_speedup)
     results = reevaluate(run_dir, options, by_id, progress=lambda r: click.echo(_summary_line(r)))
     if not results:
         _fail(f"{run_dir}: no attempts with a known task to re-evaluate")

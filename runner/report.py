@@ -52,6 +52,8 @@ class CategoryRow:
     conditional_correctness_pct: float | None = None  # P(cand passes unseen | baseline passes unseen)
     generalization_speedup_seen: float | None = None  # geomean over attempts passing both splits
     generalization_speedup_unseen: float | None = None
+    correct_drawn_pct: float | None = None            # --unseen N: attempts correct on every drawn config
+    geomean_speedup_drawn: float | None = None        # over attempts passing the drawn configs
 
 
 def load_results(run_dirs) -> list[AttemptResult]:
@@ -86,6 +88,8 @@ def aggregate(results: list[AttemptResult]) -> list[CategoryRow]:
         seen = score.speedups(rs, "seen")
         unseen = score.speedups(rs, "unseen")
         gen = score.generalization(rs)
+        drawn = [r for r in rs if r.correct_drawn is not None]
+        drawn_speedups = [r.speedup_drawn for r in drawn if r.correct_drawn and not r.flags and r.speedup_drawn]
         rows.append(CategoryRow(
             category=category, agent=agent, device=device, attempts=len(rs),
             compiled_pct=_pct(r.compiled for r in rs), correct_seen_pct=_pct(r.correct_seen for r in rs),
@@ -106,6 +110,8 @@ def aggregate(results: list[AttemptResult]) -> list[CategoryRow]:
             conditional_correctness_pct=(round(gen.conditional_correctness, 1)
                                          if gen.conditional_correctness is not None else None),
             generalization_speedup_seen=gen.speedup_seen, generalization_speedup_unseen=gen.speedup_unseen,
+            correct_drawn_pct=_pct(r.correct_drawn for r in drawn) if drawn else None,
+            geomean_speedup_drawn=_geomean(drawn_speedups),
             **gen.quadrants))
     return rows
 
@@ -125,6 +131,7 @@ GENERALIZATION_COLUMNS = [("category", "category"), ("agent", "agent"), ("both_p
                           ("conditional_correctness_pct", "P(cand ok given base ok) unseen %"),
                           ("generalization_speedup_seen", "speedup seen (both pass)"),
                           ("generalization_speedup_unseen", "speedup unseen (both pass)")]
+DRAWN_COLUMNS = [("correct_drawn_pct", "correct drawn %"), ("geomean_speedup_drawn", "geomean speedup drawn")]
 CSV_FIELDS = [k for k, _ in COLUMNS] + ["timing_meaningful"]
 
 
@@ -174,6 +181,7 @@ def render(rows: list[CategoryRow], fmt: str) -> str:
                else "\n**Scores** (seen configs; flagged attempts score 0; docs/scoring.md)\n"]
               + _table(rows, SCORE_COLUMNS, fmt),
               ["", "Generalization (hidden configs)" if fmt != "md" else "\n**Generalization** (hidden configs)\n"]
-              + _table(rows, GENERALIZATION_COLUMNS, fmt)]
+              + _table(rows, GENERALIZATION_COLUMNS
+                       + (DRAWN_COLUMNS if any(r.correct_drawn_pct is not None for r in rows) else []), fmt)]
     text = "\n".join(line for block in blocks for line in block)
     return text + ("\n" + note if note else "")

@@ -21,7 +21,7 @@ SPEEDUP_CAP = 10.0
 class ConfigResult:
     """One config of one split: did the candidate match the reference, and how fast were both."""
     config: str
-    split: str                       # seen | unseen
+    split: str                       # seen | unseen | drawn (--unseen N: runner/configspace.py)
     params: dict
     correct: bool
     max_abs_err: float | None = None
@@ -37,6 +37,9 @@ class ConfigResult:
     timing_samples: int | None = None  # candidate repetitions behind candidate_ms
     escaped_reps: int | None = None    # repetitions with work outside the current stream (GPU)
     flags: list[str] = field(default_factory=list)  # per-config anti-reward-hacking findings
+
+
+MAX_SPEEDUP = 10.0   # default excessive-speedup flag (KernelBench's); a run option
 
 
 @dataclass
@@ -108,6 +111,8 @@ class AttemptResult:
     timing_regime: str = ""
     flags: list[str] = field(default_factory=list)  # non-empty: every score of this attempt is zero
     baseline_correct_unseen: bool | None = None     # the baseline passes every hidden config
+    correct_drawn: bool | None = None               # --unseen N: correct on every drawn config (None: none)
+    speedup_drawn: float | None = None              # geomean over the drawn configs; null unless correct
     quadrant: str | None = None                     # both_pass | opt_regression | both_fail | opt_improvement
     compile_log: str = ""
     error: str | None = None
@@ -133,6 +138,9 @@ class AttemptResult:
         self.timing_method = evaluation.timing_method
         self.timing_regime = evaluation.timing_regime
         self.flags = list(evaluation.flags)
+        drawn = evaluation.split("drawn")
+        self.correct_drawn = evaluation.correct("drawn") if drawn else None
+        self.speedup_drawn = evaluation.speedup("drawn") if drawn else None
         unseen = evaluation.split("unseen")
         self.baseline_correct_unseen = all(c.baseline_correct for c in unseen) if unseen else None
         self.quadrant = (quadrant(self.baseline_correct_unseen, self.correct_unseen and not self.flags)

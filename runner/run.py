@@ -1,13 +1,16 @@
 """Run: a set of attempts (one agent x each selected task) in a run dir, resumable.
 
 run_dir/
-  manifest.json                  agent, options, device, versions, suite commit, start/end
+  manifest.json                  agent, options, device, versions, suite commit, start/end,
+                                 drawn_configs (--unseen N: per task, the configs kept and rejected)
+  drawn/<category>__<name>/      --unseen N: the baseline's check of the drawn candidate configs
   attempts/<category>__<name>/
     workspace/                   the agent's git-initialised workspace
     record.git/                  baseline and final commits, outside the agent's reach
     agent/prompt.md stdout.log stderr.log
     candidate/                   only the editable files, as handed to the evaluator
     evaluation.json              what the evaluator wrote
+    drawn-configs.toml           --unseen N: the drawn configs, written after the agent stopped
     diff.patch                   the agent's changes against the task as shipped
     result.json                  written last: its presence means the attempt is finished
 """
@@ -29,9 +32,10 @@ from . import __version__
 from .agent import (AgentSpec, AttemptContext, apply_solution, build_prompt, parse_output, render_command,
                     replay_patch)
 from .gateway import open_gateway
-from .result import AttemptResult, Evaluation, read_json, write_json
+from .result import MAX_SPEEDUP, AttemptResult, Evaluation, read_json, write_json
 from .sandbox import Mount, SandboxSpec, open_sandbox
-from .task import Task, default_tasks_root
+from . import configspace
+from .task import Config, Task, default_tasks_root
 from .workspace import Workspace, apply_patch
 
 EVAL_TIMEOUT_S = 1800
@@ -52,11 +56,24 @@ class RunOptions:
     tasks_root: Path = field(default_factory=default_tasks_root)
     # GAUNTLET_MODEL / _MAX_TURNS / _EFFORT / _API_RETRIES for the agent's command (cli AGENT_CLI_OPTIONS)
     agent_env: dict[str, str] = field(default_factory=dict)
+    # how the evaluator times (runner/evaluator/timing.py): the same for baseline and candidate
+    timing_regime: str = "cold"
+    graph: bool = False
+    max_speedup: float = MAX_SPEEDUP
+    # --unseen N --seed S: N configs drawn per task from its [space] (runner/configspace.py)
+    unseen: int = 0
+    seed: int = 0
 
     def identity(self) -> dict:
         """What must match for --resume to continue a run rather than start a different one."""
         return {"agent": self.agent.name, "agent_command": self.agent.command, "device": self.device,
-                "backend": self.backend, "budget_s": self.budget_s, "agent_env": dict(sorted(self.agent_env.items()))}
+                "backend": self.backend, "budget_s": self.budget_s, "agent_env": dict(sorted(self.agent_env.items())),
+                "timing_regime": self.timing_regime, "graph": self.graph, "max_speedup": self.max_speedup,
+                **({"unseen": self.unseen, "seed": self.seed} if self.unseen else {})}
+
+    def evaluator_args(self) -> list[str]:
+        return (["--regime", self.timing_regime, "--max-speedup", repr(self.max_speedup)]
+                + (["--graph"] if self.graph else []))
 
 
 def parse_duration(text: str) -> float:
@@ -140,6 +157,11 @@ class Run:
         except GatewayError as exc:
             raise RunError(str(exc)) from None
         self.tasks = tasks
+        if options.unseen:
+            bare = [t.id for t in tasks if t.space is None]
+            if bare:
+                raise RunError(f"--unseen: {', '.join(bare)} declare(s) no [space] to draw configs from "
+                               "(docs/task-format.md)")
         self.manifest_path = self.dir / "manifest.json"
         if self.manifest_path.exists():
             if not resume:
@@ -180,6 +202,18 @@ class Run:
     def pending(self) -> list[Task]:
         return [t for t in self.tasks if not self.finished(t)]
 
+    def drawn_configs(self, task: Task) -> list[Config]:
+        """--unseen N: the task's drawn configs, from the manifest if this run already drew them
+        (a resumed run and `gauntlet eval` reuse exactly those); else drawn now (2N candidates),
+        filtered by the baseline in an evaluation sandbox, and recorded in the manifest."""
+        if not self.options.unseen:
+            return []
+        if task.id not in self.manifest.get("drawn_configs", {}):
+            record = draw_and_filter(task, self.dir / "drawn" / attempt_dir_name(task.id), self.options)
+            self.manifest.setdefault("drawn_configs", {})[task.id] = record
+            write_json(self.manifest_path, self.manifest)
+        return recorded_drawn_configs(self.manifest, task.id)
+
     def close(self) -> None:
         self.manifest["finished"] = now()
         write_json(self.manifest_path, self.manifest)
@@ -193,6 +227,7 @@ class Run:
         result = AttemptResult(task=task.id, category=task.category, agent=self.options.agent.name,
                                device=self.options.device, status="ok", started=now())
         try:
+            self.drawn_configs(task)  # drawn and filtered before the agent starts, kept in the manifest
             self._agent_phase(task, adir, result)
             self._evaluate(task, adir, result)
         except Exception as exc:  # infrastructure: recorded, and the run goes on
@@ -272,31 +307,45 @@ class Run:
             if src.is_file() and not src.is_symlink():
                 (candidate / rel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(src, candidate / rel)
-        evaluation = evaluate_candidate(task, candidate, adir, self.options)
+        evaluation = evaluate_candidate(task, candidate, adir, self.options, drawn=self.drawn_configs(task))
         result.apply(evaluation)
         result.eval_seconds = evaluation_seconds(adir)
 
 
-def evaluate_candidate(task: Task, candidate: Path, adir: Path, options: RunOptions) -> Evaluation:
-    """Run the evaluator in a fresh sandbox of its own; read back only its JSON."""
+def evaluate_candidate(task: Task, candidate: Path | None, adir: Path, options: RunOptions,
+                       drawn: list[Config] = (), baseline_only: bool = False) -> Evaluation:
+    """Run the evaluator in a fresh sandbox of its own; read back only its JSON. `drawn` configs are
+    evaluated as the extra split "drawn" (a read-only file in the eval sandbox only); `candidate`
+    None with `baseline_only`: the baseline filter of drawn configs."""
     eval_dir = adir / "eval"
     if eval_dir.exists():
         shutil.rmtree(eval_dir)
     eval_dir.mkdir()
+    extra_mounts, extra_args = [], []
+    if candidate is not None:
+        extra_mounts.append(Mount(candidate, "/gauntlet/candidate"))
+    if drawn:
+        drawn_file = adir / "drawn-configs.toml"
+        drawn_file.write_text(configspace.to_toml(list(drawn)))
+        extra_mounts.append(Mount(drawn_file, "/gauntlet/drawn-configs.toml"))
+    if baseline_only:
+        extra_args = ["--baseline-only", "--no-timing", "--split", "drawn"]
     root = options.tasks_root.resolve()
     repo = Path(__file__).resolve().parent.parent
     sandbox = open_sandbox(options.backend, SandboxSpec(
         role="eval", platform=options.device, workdir=eval_dir, workdir_target="/eval",
-        mounts=(Mount(root, "/gauntlet/tasks"), Mount(candidate, "/gauntlet/candidate")),
+        mounts=(Mount(root, "/gauntlet/tasks"), *extra_mounts),
         env={"PYTHONPATH": str(repo)} if options.backend == "local" else {},
         labels={"gauntlet.task": task.id, "gauntlet.run": str(adir.parent.parent.resolve())}))
     out = eval_dir / "evaluation.json"
     task_in = sandbox.path(task.root)
     argv = [sys.executable if options.backend == "local" else "python3", "-m", "runner.evaluator", task_in,
-            "--tasks-root", sandbox.path(root), "--candidate", sandbox.path(candidate),
-            "--device", options.device, "--out", sandbox.path(out),
-            "--nonce-stdin"]  # [evaluation integrity, issue 3] see the nonce check below
-    # [evaluation integrity, issue 3] A candidate runs inside the evaluator process and could write
+            "--tasks-root", sandbox.path(root),
+            *(["--candidate", sandbox.path(candidate)] if candidate is not None else []),
+            *(["--configs", sandbox.path(drawn_file)] if drawn else []), *extra_args,
+            "--device", options.device, "--out", sandbox.path(out), *options.evaluator_args(),
+            "--nonce-stdin"]
+    # A candidate runs inside the evaluator process and could write
     # a fake evaluation.json and os._exit(0). The evaluator reads this nonce from stdin before any
     # candidate code runs and echoes it in its JSON; a file without it is not the evaluator's.
     nonce = secrets.token_hex(16)
@@ -318,13 +367,42 @@ def evaluate_candidate(task: Task, candidate: Path, adir: Path, options: RunOpti
         evaluation = Evaluation.from_dict(read_json(out))
     except (ValueError, TypeError) as exc:
         return Evaluation(device=options.device, compiled=False, error=f"unreadable evaluation.json: {exc}")
-    if evaluation.nonce != nonce:  # [evaluation integrity, issue 3]
+    if evaluation.nonce != nonce:
         return Evaluation(device=options.device, compiled=False, flags=["fake_results: evaluation.json "
                           "was not written by the evaluator (nonce missing or wrong)"],
                           error="evaluation.json was not written by the evaluator (nonce mismatch)")
     evaluation.nonce = None
     shutil.copyfile(out, adir / "evaluation.json")
     return evaluation
+
+
+def draw_and_filter(task: Task, work_dir: Path, options: RunOptions) -> dict:
+    """Draw 2N candidate configs, check the baseline on each (evaluator, --baseline-only), keep N
+    that it passes (round-robin over the tags). The manifest record of one task."""
+    n = options.unseen
+    candidates = configspace.draw(task, 2 * n, options.seed, options.device)
+    if work_dir.exists():
+        shutil.rmtree(work_dir)
+    work_dir.mkdir(parents=True)
+    evaluation = evaluate_candidate(task, None, work_dir, options, drawn=candidates, baseline_only=True)
+    rows = {r.config: r for r in evaluation.split("drawn")}
+    if evaluation.error or len(rows) != len(candidates):
+        raise RuntimeError(f"baseline check of the drawn configs failed: {evaluation.error or 'configs missing'}")
+    passed = {name: bool(row.baseline_correct) for name, row in rows.items()}
+    kept = configspace.select(candidates, passed, n)
+    kept_names = {c.name for c in kept}
+    rejected = [{**configspace.to_record(c), "reason": rows[c.name].error or "baseline failed"}
+                for c in candidates if not passed[c.name]]
+    return {"n": n, "seed": options.seed, "device": options.device, "candidates": len(candidates),
+            "configs": [configspace.to_record(c) for c in kept],
+            "rejected": rejected,
+            "unused": [c.name for c in candidates if passed[c.name] and c.name not in kept_names]}
+
+
+def recorded_drawn_configs(manifest: dict, task_id: str) -> list[Config]:
+    """The drawn configs a run recorded for a task (none if it drew none)."""
+    recorded = (manifest.get("drawn_configs") or {}).get(task_id)
+    return [configspace.from_record(r) for r in recorded["configs"]] if recorded else []
 
 
 def evaluation_seconds(adir: Path) -> float | None:
@@ -337,6 +415,8 @@ def evaluation_seconds(adir: Path) -> float | None:
 def reevaluate(run_dir: Path, options: RunOptions, tasks: dict[str, Task], progress=None) -> list[AttemptResult]:
     """`gauntlet eval`: rebuild each attempt's candidate from its saved diff.patch and evaluate again."""
     results = []
+    manifest_path = Path(run_dir) / "manifest.json"
+    manifest = read_json(manifest_path) if manifest_path.is_file() else {}
     for result_path in sorted(Path(run_dir).glob("attempts/*/result.json")):
         adir = result_path.parent
         old = AttemptResult.from_dict(read_json(result_path))
@@ -355,7 +435,7 @@ def reevaluate(run_dir: Path, options: RunOptions, tasks: dict[str, Task], progr
                 (candidate / rel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(scratch / rel, candidate / rel)
         shutil.rmtree(scratch)
-        evaluation = evaluate_candidate(task, candidate, adir, options)
+        evaluation = evaluate_candidate(task, candidate, adir, options, drawn=recorded_drawn_configs(manifest, task.id))
         old.device = options.device
         old.error = None if old.status != "infra_error" else old.error
         old.apply(evaluation)

@@ -14,7 +14,7 @@ PLATFORMS = ("cuda", "rocm", "cpu")
 LANGUAGE_BY_TARGET = {"hip": "hip", "cuda": "cuda", "triton": "triton"}
 
 _TOP_KEYS = {"id", "category", "platforms", "description", "extends", "workspace", "candidate",
-             "reference", "configs", "tolerance", "solution"}
+             "reference", "configs", "tolerance", "solution", "space"}
 _TABLE_KEYS = {
     "workspace": {"files", "editable"},
     "candidate": {"entry", "symbol", "compile_flags"},
@@ -53,11 +53,33 @@ DEFAULT_TOLERANCES = {
 @dataclass(frozen=True)
 class Config:
     name: str
-    split: str  # "seen" or "unseen"
+    split: str  # "seen", "unseen" or "drawn" (runner/configspace.py)
     params: dict
+    tag: str = ""  # drawn configs only: edge, scale-up, scale-down, alignment-stress, skewed, production
 
     def describe(self) -> str:
         return ", ".join(f"{k}={v}" for k, v in self.params.items())
+
+
+@dataclass(frozen=True)
+class Dim:
+    """One integer shape parameter of a [space]."""
+    min: int
+    max: int
+    multiple_of: int = 1
+    production: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Space:
+    """The [space] table: where fresh unseen configs may be drawn from (runner/configspace.py)."""
+    max_elements: int                      # bound on the product of the shape parameters
+    cpu_max_elements: int                  # the same bound on device cpu (Triton interpreter)
+    shape: dict[str, Dim]                  # in declaration order
+    fixed: dict[str, tuple]                # non-shape parameters: the choices
+
+    def bound(self, device: str) -> int:
+        return self.cpu_max_elements if device == "cpu" else self.max_elements
 
 
 @dataclass(frozen=True)
@@ -78,6 +100,7 @@ class Task:
     tolerances: dict[str, Tolerance]
     solution_dir: Path | None
     bases: tuple[Path, ...] = field(default=())  # folders of extended tasks, nearest first
+    space: Space | None = None       # [space]: fresh unseen configs may be drawn (--unseen N)
 
     @property
     def source(self) -> str:
@@ -200,6 +223,79 @@ def _str_list(path: Path, key: str, value) -> list[str]:
     return value
 
 
+_SPACE_KEYS = {"max_elements", "cpu_max_elements", "shape", "fixed"}
+_DIM_KEYS = {"min", "max", "multiple_of", "production"}
+
+
+def _pos_int(path: Path, key: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise TaskError(path, key, "must be an integer >= 1")
+    return value
+
+
+def _space(path: Path, data) -> Space:
+    """Validate the [space] table (docs/task-format.md)."""
+    if not isinstance(data, dict):
+        raise TaskError(path, "space", "must be a table")
+    for key in data:
+        if key not in _SPACE_KEYS:
+            raise TaskError(path, f"space.{key}", "unknown key")
+    if "max_elements" not in data:
+        raise TaskError(path, "space.max_elements", "required key is missing")
+    max_elements = _pos_int(path, "space.max_elements", data["max_elements"])
+    cpu_max = _pos_int(path, "space.cpu_max_elements", data.get("cpu_max_elements", max_elements))
+    if cpu_max > max_elements:
+        raise TaskError(path, "space.cpu_max_elements", f"{cpu_max} exceeds space.max_elements ({max_elements})")
+    shape_table = data.get("shape")
+    if not isinstance(shape_table, dict) or not shape_table:
+        raise TaskError(path, "space.shape", "needs at least one [space.shape.<param>] table")
+    shape = {}
+    for name, dim in shape_table.items():
+        key = f"space.shape.{name}"
+        if not isinstance(dim, dict):
+            raise TaskError(path, key, "must be a table { min, max, multiple_of, production }")
+        for k in dim:
+            if k not in _DIM_KEYS:
+                raise TaskError(path, f"{key}.{k}", "unknown key")
+        for k in ("min", "max"):
+            if k not in dim:
+                raise TaskError(path, f"{key}.{k}", "required key is missing")
+        lo, hi = _pos_int(path, f"{key}.min", dim["min"]), _pos_int(path, f"{key}.max", dim["max"])
+        mult = _pos_int(path, f"{key}.multiple_of", dim.get("multiple_of", 1))
+        if lo > hi:
+            raise TaskError(path, f"{key}.max", f"{hi} is below min ({lo})")
+        if -(-lo // mult) * mult > hi:
+            raise TaskError(path, f"{key}.multiple_of", f"no multiple of {mult} lies in [{lo}, {hi}]")
+        prod = dim.get("production", [])
+        if not isinstance(prod, list):
+            raise TaskError(path, f"{key}.production", "must be a list of integers")
+        for i, v in enumerate(prod):
+            _pos_int(path, f"{key}.production[{i}]", v)
+            if not lo <= v <= hi or v % mult:
+                raise TaskError(path, f"{key}.production[{i}]",
+                                f"{v} is outside [{lo}, {hi}] or not a multiple of {mult}")
+        shape[name] = Dim(lo, hi, mult, tuple(prod))
+    fixed = {}
+    fixed_table = data.get("fixed", {})
+    if not isinstance(fixed_table, dict):
+        raise TaskError(path, "space.fixed", "must be a table of name = [choices]")
+    for name, choices in fixed_table.items():
+        key = f"space.fixed.{name}"
+        if name in shape:
+            raise TaskError(path, key, "is also a shape parameter")
+        if (not isinstance(choices, list) or not choices
+                or not all(isinstance(c, (str, int, float, bool)) for c in choices)):
+            raise TaskError(path, key, "must be a non-empty list of scalars (the choices)")
+        fixed[name] = tuple(choices)
+    smallest = 1
+    for d in shape.values():
+        smallest *= -(-d.min // d.multiple_of) * d.multiple_of
+    if smallest > cpu_max:
+        raise TaskError(path, "space.cpu_max_elements" if "cpu_max_elements" in data else "space.max_elements",
+                        f"{cpu_max} is below the smallest shape in the space ({smallest})")
+    return Space(max_elements=max_elements, cpu_max_elements=cpu_max, shape=shape, fixed=fixed)
+
+
 def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bool = False) -> Task:
     """Load and validate one task folder. Raises TaskError naming the file and field.
 
@@ -313,12 +409,24 @@ def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bo
             raise TaskError(path, key, "must be { atol = X, rtol = Y }")
         tolerances[dtype] = Tolerance(float(tol["atol"]), float(tol["rtol"]))
 
+    space = _space(path, data["space"]) if "space" in data else None
+
     task = Task(id=data["id"], category=category, platforms=tuple(platforms),
                 description=data["description"].strip(), root=task_dir, files=files,
                 editable=tuple(editable), entry=entry, symbol=symbol, compile_flags=flags,
                 reference=reference, seen_file=seen_file, hidden_file=hidden_file,
-                tolerances=tolerances, solution_dir=solution_dir, bases=bases)
+                tolerances=tolerances, solution_dir=solution_dir, bases=bases, space=space)
     seen_names = {c.name for c in task.configs("seen")}
+    if space is not None:  # a drawn config must carry exactly what make_inputs reads
+        declared = set(space.shape) | set(space.fixed)
+        for c in task.configs("seen"):
+            if set(c.params) != declared:
+                raise TaskError(path, "space", f"declares {sorted(declared)} but seen config {c.name!r} "
+                                f"has {sorted(c.params)}")
+            for name in space.shape:
+                if isinstance(c.params[name], bool) or not isinstance(c.params[name], int):
+                    raise TaskError(path, f"space.shape.{name}", f"seen config {c.name!r} sets it to "
+                                    f"{c.params[name]!r}, not an integer")
     for c in task.configs("unseen"):
         if c.name in seen_names:
             raise TaskError(hidden_file, "config.name", f"{c.name!r} is also a seen config name")

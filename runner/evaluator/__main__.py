@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from ..result import write_json
-from ..task import TaskError, load_task
+from ..task import TaskError, load_configs, load_task
 from . import timing
 from .harness import MAX_SPEEDUP, evaluate
 
@@ -26,11 +26,19 @@ def main(argv=None) -> int:
     parser.add_argument("--workspace", action="store_true",
                         help="TASK_DIR is an agent workspace: check its own files on the seen configs")
     parser.add_argument("--device", choices=("cuda", "rocm", "cpu"), required=True)
-    parser.add_argument("--split", choices=("seen", "unseen", "both"), default="both")
+    parser.add_argument("--split", choices=("seen", "unseen", "both", "drawn"), default="both",
+                        help="drawn: only the configs of --configs")
+    parser.add_argument("--configs", type=Path, default=None,
+                        help="a configs.toml of drawn configs (runner/configspace.py), evaluated as the "
+                             "extra split 'drawn'")
+    parser.add_argument("--baseline-only", action="store_true",
+                        help="check only the baseline on each config (the drawn-config filter)")
     parser.add_argument("--no-timing", action="store_true")
     parser.add_argument("--out", type=Path, default=None, help="write the evaluation JSON here")
     parser.add_argument("--regime", choices=timing.REGIMES, default="cold",
                         help="timing regime for baseline and candidate alike (default: cold L2 per call)")
+    parser.add_argument("--graph", action="store_true",
+                        help="time CUDA-graph replays of each call (baseline and candidate alike; GPU only)")
     parser.add_argument("--max-speedup", type=float, default=MAX_SPEEDUP,
                         help="flag (and score zero) a config faster than this over the baseline")
     parser.add_argument("--nonce-stdin", action="store_true",
@@ -46,8 +54,23 @@ def main(argv=None) -> int:
     # back from the pipe, and a file it writes itself before exiting lacks it.
     nonce = sys.stdin.readline().strip() if args.nonce_stdin else None
     splits = ("seen", "unseen") if args.split == "both" else (args.split,)
+    drawn = []
+    if args.split == "drawn" and args.configs is None:
+        parser.error("--split drawn needs --configs FILE")
+    if args.configs is not None:
+        try:
+            drawn = load_configs(args.configs, "drawn")
+            known = {c.name for c in (*task.configs("seen"), *task.configs("unseen"))}
+            for c in drawn:
+                if c.name in known:
+                    raise TaskError(args.configs, "config.name", f"{c.name!r} is also a task config name")
+        except TaskError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        splits = tuple(s for s in splits if s != "drawn") + ("drawn",)
     evaluation = evaluate(task, args.candidate, args.device, splits, measure=not args.no_timing,
-                          regime=args.regime, max_speedup=args.max_speedup)
+                          regime=args.regime, graph=args.graph, max_speedup=args.max_speedup,
+                          drawn=drawn, baseline_only=args.baseline_only)
     evaluation.nonce = nonce
     if args.out:
         write_json(args.out, evaluation.to_dict())

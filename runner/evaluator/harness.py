@@ -30,7 +30,7 @@ import tempfile
 import traceback
 from pathlib import Path
 
-from ..result import ConfigResult, Evaluation
+from ..result import MAX_SPEEDUP, ConfigResult, Evaluation
 from ..task import Config, Task
 from . import static_checks, timing
 from .build import (CompileError, Kernel, compile_native, device_arch, import_module, load_native,
@@ -41,7 +41,6 @@ CORRECTNESS_SEEDS = {"gpu": (0, 1, 2, 3, 4), "cpu": (0, 1)}   # KernelBench uses
 OUTLIER_SEEDS = {"gpu": (100, 101), "cpu": (100,)}
 WARMUP_SEED, BASELINE_SEED, TIMING_SEED, RECHECK_SEED = 900, 1000, 2000, 3000
 OUTLIER_FRACTION, OUTLIER_SCALE = 0.001, 50.0                  # KernelBench-X: 0.1 % of entries x50
-MAX_SPEEDUP = 10.0                                              # KernelBench's excessive-speedup flag
 PERTURBATION = 2.0 ** -9                                        # per-repetition input scaling
 ESCAPED_MIN_MS, ESCAPED_REL = 0.02, 0.5                         # gap excess that flags escaped work
 
@@ -240,7 +239,8 @@ def _load(blob: bytes) -> Frozen:
 
 class Evaluator:
     def __init__(self, task: Task, device: str, reference_module, *, language: str | None = None,
-                 fp32_task: bool = False, regime: str = "cold", max_speedup: float = MAX_SPEEDUP,
+                 fp32_task: bool = False, regime: str = "cold", graph: bool = False,
+                 max_speedup: float = MAX_SPEEDUP,
                  sentinel: Sentinel | None = None):
         self.task, self.device = task, device
         self.torch_device = "cpu" if device == "cpu" else "cuda"
@@ -248,14 +248,16 @@ class Evaluator:
         kind = "cpu" if device == "cpu" else "gpu"
         self.seeds, self.outlier_seeds = CORRECTNESS_SEEDS[kind], OUTLIER_SEEDS[kind]
         self.language = language or task.language
-        self.regime, self.max_speedup = regime, max_speedup
+        self.regime, self.graph, self.max_speedup = regime, graph, max_speedup
         self.sentinel = sentinel
         # OS threads are watched for native kernels only: Python threads are seen directly, and
         # Triton/PyTorch may start runtime threads lazily at any call (see ThreadWatch).
         self.threads = ThreadWatch(os_threads=self.language != "triton")
         self.ops = TorchOpWatch(fp32_task) if self.language == "triton" else None
         self.calls = self.no_launch_calls = 0
+        self.replaying = False          # timed calls are CUDA-graph replays (no Triton launcher runs)
         self.flags: list[str] = []
+        self.row_notes: list[str] = []  # notes about the config being timed, moved into its row
         self._clock = None
 
     # -- inputs and reference ------------------------------------------------------------------
@@ -308,7 +310,7 @@ class Evaluator:
         if self.sentinel is not None:
             self.sentinel.verify("during a candidate call")
         self.calls += 1
-        if self.language == "triton" and LaunchCounter.count == launches:
+        if self.language == "triton" and LaunchCounter.count == launches and not self.replaying:
             self.no_launch_calls += 1
 
     def call(self, kernel: Kernel, args, state):
@@ -384,7 +386,7 @@ class Evaluator:
     # -- performance -----------------------------------------------------------------------------
     def clock(self):
         if self._clock is None:
-            self._clock = timing.make_clock(self.device, self.regime)
+            self._clock = timing.make_clock(self.device, self.regime, self.graph)
         return self._clock
 
     def time(self, baseline: Kernel, candidate: Kernel, config: Config):
@@ -414,10 +416,16 @@ class Evaluator:
             # the caching allocator alike (same reuse pattern, same address churn).
             last[name] = out
 
-        timed = timing.time_pair({
-            "baseline": lambda: baseline.run(base_args, base_state),
-            "candidate": lambda: candidate.run(cand_args, cand_state),
-        }, self.clock(), before=self._before, after=after, refresh=refresh)
+        calls = {"baseline": lambda: baseline.run(base_args, base_state),
+                 "candidate": lambda: candidate.run(cand_args, cand_state)}
+        if self.clock().graph:
+            calls, note = self.captured(calls)
+            if note:
+                self.row_notes.append(note)
+        try:
+            timed = timing.time_pair(calls, self.clock(), before=self._before, after=after, refresh=refresh)
+        finally:
+            self.replaying = False
         # (a) the output of the last timed repetition itself, against the reference computed now
         got = freeze(last.pop("candidate"), cand_args, expect_n=len(spec))
         last.clear()
@@ -437,15 +445,36 @@ class Evaluator:
                 cand_args[i] = f
         pristine2 = _clone(fresh)
         del fresh
-        for out in cand_state or ():
-            poison(out, 1)
+        replay = getattr(calls["candidate"], "output", None) is not None
+        for out in (_as_tuple(calls["candidate"].output) if replay else cand_state or ()):
+            poison(out, 1)       # a graph's output buffers are rewritten by every replay
         token = self._before()
-        _, _, out = self.clock().once(lambda: candidate.run(cand_args, cand_state))
-        self._after("candidate", token, out)
+        self.replaying = replay
+        try:
+            _, _, out = self.clock().once(calls["candidate"])
+            self._after("candidate", token, out)
+        finally:
+            self.replaying = False
         got = freeze(out, cand_args, expect_n=len(spec))
         del out
         compare(self.task, got, self.expected(pristine2), what=" (timed call, refreshed inputs)")
         return timed["baseline"], timed["candidate"]
+
+    def captured(self, calls: dict) -> tuple[dict, str | None]:
+        """Both calls as CUDA-graph replays, or both eager (with a note saying why) when either
+        cannot be captured: baseline and candidate are always timed the same way."""
+        replays = {}
+        for name, fn in calls.items():
+            token = self._before(name)
+            try:
+                replays[name] = self.clock().capture(fn)
+            except Exception as exc:
+                return calls, (f"note: CUDA-graph capture of the {name} failed ({type(exc).__name__}: "
+                               f"{str(exc)[:120]}); both timed with eager calls")
+            finally:
+                self._after(name, token)   # the capture ran candidate code: same guards as a call
+        self.replaying = True
+        return replays, None
 
     def native_launch_check(self, candidate: Kernel, config: Config) -> None:
         """GPU only: the profiler must see at least one device kernel during a native call."""
@@ -493,6 +522,8 @@ class Evaluator:
             except Mismatch as exc:
                 row.correct, row.error = False, f"timed call: {exc}"
                 return row
+            row.flags += self.row_notes
+            self.row_notes.clear()
             row.baseline_ms, row.candidate_ms = base.median_ms, cand.median_ms
             row.baseline_iqr_ms, row.candidate_iqr_ms = base.iqr_ms, cand.iqr_ms
             row.baseline_cv, row.candidate_cv = round(base.cv, 4), round(cand.cv, 4)
@@ -547,15 +578,20 @@ def _warm_up(reference, task: Task, device: str) -> bool:
 
 
 def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen", "unseen"),
-             measure: bool = True, regime: str = "cold", max_speedup: float = MAX_SPEEDUP) -> Evaluation:
-    """Evaluate the candidate whose editable files are in `candidate_dir` (None: the task as shipped)."""
+             measure: bool = True, regime: str = "cold", graph: bool = False,
+             max_speedup: float = MAX_SPEEDUP, drawn: list[Config] = (),
+             baseline_only: bool = False) -> Evaluation:
+    """Evaluate the candidate whose editable files are in `candidate_dir` (None: the task as shipped).
+    The split "drawn" holds the `drawn` configs (runner/configspace.py); `baseline_only` checks only
+    the baseline (per-config `baseline_correct`): the filter that drawn configs go through."""
     if device == "cpu":
         os.environ.setdefault("TRITON_INTERPRET", "1")  # before triton is first imported
     evaluation = Evaluation(device=device, compiled=False, timing_meaningful=device != "cpu",
-                            timing_method=timing.method(device, regime), timing_regime=regime,
+                            timing_method=timing.method(device, regime, graph), timing_regime=regime,
                             max_speedup=max_speedup)
     digest_before = task_digest((task.root, *task.bases))
-    configs = {split: task.configs(split) for split in splits}   # read before any candidate code runs
+    configs = {split: list(drawn) if split == "drawn" else task.configs(split)
+               for split in splits}   # read before any candidate code runs
     with tempfile.TemporaryDirectory(prefix="gauntlet-eval-") as tmp:
         tmp = Path(tmp)
         reference = import_module(task.reference, "gauntlet_reference")
@@ -569,7 +605,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
         else:
             baseline, _ = build_kernel(task, candidate_tree(task, None, tmp / "baseline"),
                                        device, "baseline", arch)
-        harness = Evaluator(task, device, reference, fp32_task=fp32_task, regime=regime,
+        harness = Evaluator(task, device, reference, fp32_task=fp32_task, regime=regime, graph=graph,
                             max_speedup=max_speedup)
         if harness.ops is not None:  # the first dispatch mode imports (and patches) lazily: do it now
             import torch
@@ -584,6 +620,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
         candidate = None
         tampered = None
         try:
+            if baseline_only:
+                raise CompileError("baseline only: no candidate was evaluated")
             candidate, evaluation.compile_log = build_kernel(task, tree, device, "candidate", arch)
             evaluation.compiled = True
             sentinel.verify("by importing the candidate")

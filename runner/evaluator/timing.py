@@ -1,8 +1,11 @@
 """Timing: baseline and candidate are timed in alternating rounds on inputs of the same values, each
 repetition one call. The regime is the same for both and recorded:
 
-  cold (default)  the L2 is flushed (a 256 MB buffer rewritten) before every call: the time of one
-                  call on a cold cache, as KernelBench measures;
+  cold (default)  the L2 is flushed before every call by reading a 256 MB buffer: the time of one
+                  call on a cold cache, as KernelBench and Nsight Compute measure. A read, not
+                  KernelBench's write: a written buffer leaves the L2 full of dirty lines whose
+                  write-back the timed kernel pays for (an H100 run showed memory-bound kernels
+                  5-20 % slower than Nsight Compute's flushed `gpu__time_duration` that way);
   warm            no flush: calls back to back with whatever the previous call left in cache.
 
 One repetition on a GPU (`GpuClock.once`):
@@ -20,6 +23,11 @@ widens the candidate's gap by its own duration; then the config is flagged and t
 becomes its tight time plus the excess gap (as if it had synchronized). A first H100 run showed the
 gap of honest kernels varies (sync wake-up latency), so a fixed calibrated threshold is not used as
 the flag rule; `escaped` (reps above the empty-call p95) is recorded for information only.
+
+Graph replay (optional, `graph=True`; AgentKernelArena times CUDA-graph replays): each kernel's call
+is captured once into a CUDA graph and every repetition replays it, so Python launch overhead is
+not part of either time. If either kernel cannot be captured, both are timed eagerly and the
+config says so; the method string names the mode either way.
 
 The per-kernel figure is the median repetition; the IQR and the coefficient of variation are kept.
 The timer functions used here are captured when this module is imported, before any candidate is,
@@ -52,12 +60,13 @@ REGIMES = ("cold", "warm")
 _perf_counter = time.perf_counter     # captured before any candidate is imported
 
 
-def method(device: str, regime: str = "cold") -> str:
+def method(device: str, regime: str = "cold", graph: bool = False) -> str:
     if device == "cpu":
         return "wall clock (perf_counter), 4 MB flush per call, median; not a meaningful kernel time"
-    flush = "cold L2 (256 MB flush) per call" if regime == "cold" else "warm L2, back-to-back calls"
-    return (f"cuda-events, {flush}, device spin covering the host launch, device-wide sync bound per call, "
-            f"median, alternating rounds, gc off")
+    flush = "cold L2 (256 MB read) per call" if regime == "cold" else "warm L2, back-to-back calls"
+    calls = "CUDA-graph replay of each call" if graph else "eager calls"
+    return (f"cuda-events, {calls}, {flush}, device spin covering the host launch, device-wide sync bound "
+            f"per call, median, alternating rounds, gc off")
 
 
 @dataclass
@@ -86,6 +95,7 @@ def stats(name_samples: list[float], escaped: int = 0, gaps=()) -> Timed:
 
 class CpuClock:
     meaningful = False
+    graph = False                     # no CUDA graphs on the CPU: calls are always eager
 
     def __init__(self, regime: str = "cold"):
         import torch
@@ -109,16 +119,21 @@ class CpuClock:
 class GpuClock:
     meaningful = True
 
-    def __init__(self, regime: str = "cold"):
+    def __init__(self, regime: str = "cold", graph: bool = False):
         import torch
         self.torch = torch
-        self.regime = regime
+        self.regime, self.graph = regime, graph
         self._sync = torch.cuda.synchronize
+        self._graph_cls, self._graph_ctx = torch.cuda.CUDAGraph, torch.cuda.graph
+        self._stream_cls, self._stream_ctx = torch.cuda.Stream, torch.cuda.stream
+        self._current_stream = torch.cuda.current_stream
         self._event = torch.cuda.Event
         self._record = torch.cuda.Event.record
         self._elapsed = torch.cuda.Event.elapsed_time
         self._event_sync = torch.cuda.Event.synchronize
-        self.buffer = torch.empty(L2_FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+        self.buffer = torch.ones(L2_FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+        sink, reduce, int64 = torch.zeros((), dtype=torch.int64, device="cuda"), torch.sum, torch.int64
+        self._read_buffer = lambda: reduce(self.buffer, 0, dtype=int64, out=sink)   # reads 256 MB, writes 8 B
         self.start, self.end, self.end2 = (self._event(enable_timing=True) for _ in range(3))
         self.flushes = 0
         self.tail_ms, self.tail_limit_ms = 0.0, ESCAPED_SLACK_MS
@@ -129,7 +144,7 @@ class GpuClock:
 
     def flush(self) -> None:
         if self.regime == "cold":
-            self.buffer.zero_()
+            self._read_buffer()
             self.flushes += 1
 
     def _raw(self, fn):
@@ -179,11 +194,36 @@ class GpuClock:
         tight, synced, out = self._raw(fn)
         return tight, max(0.0, synced - tight), out
 
+    def capture(self, fn):
+        """A replay callable for one call of `fn` captured into a CUDA graph. The replay returns the
+        captured output, which every replay rewrites; raises whatever capture raises (a call that
+        synchronizes, copies to the host or allocates pinned memory cannot be captured)."""
+        side = self._stream_cls()
+        side.wait_stream(self._current_stream())
+        with self._stream_ctx(side):      # the caching allocator and lazy init settle off-graph
+            for _ in range(2):
+                fn()
+        self._current_stream().wait_stream(side)
+        self._sync()
+        graph = self._graph_cls()
+        try:
+            with self._graph_ctx(graph):
+                out = fn()
+        finally:
+            self._sync()              # a failed capture must not leave work in flight
 
-def make_clock(device: str, regime: str = "cold"):
+        def replay():
+            graph.replay()
+            return out
+        replay.output = out
+        replay.graph = graph
+        return replay
+
+
+def make_clock(device: str, regime: str = "cold", graph: bool = False):
     if regime not in REGIMES:
         raise ValueError(f"timing regime {regime!r} is not one of {REGIMES}")
-    return CpuClock(regime) if device == "cpu" else GpuClock(regime)
+    return CpuClock(regime) if device == "cpu" else GpuClock(regime, graph)
 
 
 def time_pair(fns: dict, clock, before=None, after=None, refresh=None) -> dict[str, Timed]:

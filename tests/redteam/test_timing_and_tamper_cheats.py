@@ -47,9 +47,6 @@ def _fake_gpu_clock(log, tight=0.010, synced=0.020, tail=0.004):
     clock.regime, clock.flushes = "cold", 0
     times = {}
 
-    class Buffer:
-        def zero_(self):
-            log.append("flush")
 
     class Ev:
         def __init__(self, name):
@@ -62,7 +59,7 @@ def _fake_gpu_clock(log, tight=0.010, synced=0.020, tail=0.004):
     def elapsed(a, b):
         return tight if b.name == "end" else synced
 
-    clock.buffer = Buffer()
+    clock._read_buffer = lambda: log.append("flush")
     clock.start, clock.end, clock.end2 = Ev("start"), Ev("end"), Ev("end2")
     clock._record, clock._elapsed = record, elapsed
     clock._sync = lambda: log.append("device_synchronize")
@@ -88,7 +85,7 @@ def test_the_gap_of_each_repetition_is_measured():
 class _EscapingClock:
     """What a GpuClock reports for a candidate that leaves its work on a side stream: a tiny tight
     time and a device-sync gap as long as the work; the baseline's gap is the plain sync tail."""
-    meaningful = True
+    meaningful, graph = True, False
     tail_limit_ms = 0.01
     host_ms = 0.0
 
@@ -271,3 +268,107 @@ def test_excessive_speedup_is_flagged_and_scores_zero(judge):
     the threshold is lowered so an honest faster kernel crosses it on the CPU."""
     v = judge(KERNEL + "\ndef forward(x, alpha):\n    return honest(x, alpha)\n", measure=True, max_speedup=0.01)
     assert v.correct and v.flagged("excessive_speedup") and v.aka == 0 and v.bounded == 0, v.flags
+
+
+# -- graph replay: the timed replay itself is validated, and both kernels are timed the same way ---
+class _GraphClock:
+    """A clock in graph mode without a GPU: `capture` returns what `replay_of` makes of a call."""
+    meaningful, graph = True, True
+    tail_limit_ms, host_ms = 0.01, 0.0
+
+    def __init__(self, replay_of):
+        self.replay_of = replay_of
+        self.captures = []
+
+    def cover_launch(self, host_ms):
+        return 0.0
+
+    def once(self, fn):
+        return 0.1, 0.0, fn()
+
+    def capture(self, fn):
+        self.captures.append(fn)
+        return self.replay_of(fn)
+
+
+def _graph_harness(scale_task, replay_of, candidate_fn):
+    from runner.evaluator.build import Kernel, import_module
+    reference = import_module(scale_task.reference, "redteam_graph_reference")
+    harness = Evaluator(scale_task, "cpu", reference, language="cuda")
+    harness._clock = _GraphClock(replay_of)
+    baseline = Kernel(name="baseline", python_fn=reference.reference)
+    return harness, baseline, Kernel(name="candidate", python_fn=candidate_fn)
+
+
+def _honest_replay(fn):
+    """What a real capture gives: a replay recomputes from the current input buffers into the same
+    output buffer every time."""
+    out = fn()
+
+    def replay():
+        out.copy_(fn())
+        return out
+    replay.output = out
+    return replay
+
+
+def test_graph_mode_times_replays_and_checks_the_replayed_output(scale_task):
+    harness, baseline, candidate = _graph_harness(scale_task, _honest_replay, lambda x, a: x * a)
+    row = harness.config_result(baseline, candidate, SMALL, measure=True)
+    assert row.correct and row.speedup is not None, row.error
+    assert len(harness.clock().captures) == 2 and not harness.replaying
+
+
+def test_a_graph_that_replays_nothing_fails_the_timed_check(scale_task):
+    """An empty graph (the capture computed once; replays do no work) leaves the output of the
+    capture in place: the replay on fresh inputs with poisoned outputs must fail."""
+    def empty_replay(fn):
+        out = fn()
+
+        def replay():
+            return out
+        replay.output = out
+        return replay
+    harness, baseline, candidate = _graph_harness(scale_task, empty_replay, lambda x, a: x * a)
+    row = harness.config_result(baseline, candidate, SMALL, measure=True)
+    assert not row.correct and row.error.startswith("timed call"), row.error
+
+
+def test_a_candidate_that_cannot_be_captured_is_timed_eagerly_with_the_baseline(scale_task):
+    def replay_of(fn):
+        if getattr(fn, "__name__", "") == "<lambda>" and harness.clock().captures.__len__() == 2:
+            raise RuntimeError("operation not permitted when stream is capturing")
+        return _honest_replay(fn)
+    harness, baseline, candidate = _graph_harness(scale_task, replay_of, lambda x, a: x * a)
+    row = harness.config_result(baseline, candidate, SMALL, measure=True)
+    assert row.correct and row.speedup is not None, row.error
+    assert any(f.startswith("note: CUDA-graph capture of the candidate failed") for f in row.flags), row.flags
+
+
+def test_graph_replays_do_not_count_as_calls_without_a_triton_launch(scale_task):
+    """A replay goes through no Triton launcher; only the capture does. No replay, the validation
+    replay after timing included, may be counted as a call that launched nothing."""
+    from runner.evaluator.build import Kernel, import_module
+    from runner.evaluator.guard import LaunchCounter
+
+    def launching(x, a):
+        LaunchCounter.count += 1            # what the real launcher wrapper does per kernel launch
+        return x * a
+
+    def replay_of(fn):
+        out = fn()
+
+        def replay():
+            before = LaunchCounter.count
+            out.copy_(fn())
+            LaunchCounter.count = before    # a replay launches through the driver, not Triton
+            return out
+        replay.output = out
+        return replay
+    reference = import_module(scale_task.reference, "redteam_graph_launch_reference")
+    harness = Evaluator(scale_task, "cpu", reference, language="triton")
+    harness._clock = _GraphClock(replay_of)
+    baseline = Kernel(name="baseline", python_fn=reference.reference)
+    row = harness.config_result(baseline, Kernel(name="candidate", python_fn=launching), SMALL, measure=True)
+    assert row.correct, row.error
+    assert harness.calls > 10 and harness.no_launch_calls == 0
