@@ -10,10 +10,11 @@ repetition one call. The regime is the same for both and recorded:
 
 One repetition on a GPU (`GpuClock.once`):
 
-  flush; start.record(); fn(); end.record(); torch.cuda.synchronize(); end2.record(); end2.synchronize()
+  flush; spin; start.record(); fn(); end.record(); torch.cuda.synchronize(); end2.record(); end2.synchronize()
 
-`start..end` is the tight time of the work ordered on the current stream; the flush before `start`
-keeps the GPU busy while the CPU launches, so launch latency is hidden the same way for both.
+`start..end` is the tight time of the work ordered on the current stream. The flush and the spin
+(a device-side busy wait of twice the host launch time seen in warm-up, one pad for both kernels)
+keep the GPU busy while the CPU launches, so host launch cost is hidden the same way for both.
 `start..end2` also spans the device-wide synchronize, so it includes work the candidate left on a
 side stream (or that another thread launched) after `end`. Its overhead over `start..end` for an
 honest call (the *gap*, the synchronize round trip plus one event launch) is recorded per repetition. The
