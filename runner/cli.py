@@ -104,6 +104,17 @@ def tasks_show(tasks_root, task_id):
     for c in t.configs("seen"):
         click.echo(f"  {c.name:20s} {c.describe()}")
     click.echo(f"hidden configs: {len(t.configs('unseen'))}   solution: {'yes' if t.solution_dir else 'no'}")
+    if t.space is None:
+        click.echo("config space: none (--unseen cannot draw for this task)")
+        return
+    click.echo(f"config space (--unseen): product of shape params <= {t.space.max_elements:,} "
+               f"(cpu: {t.space.cpu_max_elements:,})")
+    for name, dim in t.space.shape.items():
+        step = f", multiple of {dim.multiple_of}" if dim.multiple_of > 1 else ""
+        click.echo(f"  {name:12s} {dim.min:,}..{dim.max:,}{step}"
+                   + (f"; production {', '.join(map(str, dim.production))}" if dim.production else ""))
+    for name, choices in t.space.fixed.items():
+        click.echo(f"  {name:12s} one of {', '.join(map(str, choices))}")
 
 
 @tasks.command("validate")

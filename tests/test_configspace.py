@@ -273,3 +273,11 @@ def test_evaluator_refuses_drawn_names_of_task_configs(tasks_root, tmp_path, cap
     assert main([str(tasks_root / SCALE), "--tasks-root", str(tasks_root), "--device", "cpu",
                  "--configs", str(bad)]) == 2
     assert "'small' is also a task config name" in capsys.readouterr().err
+
+
+def test_tasks_show_prints_the_space_and_never_the_hidden_configs(tasks_root):
+    out = gauntlet("tasks", "show", SCALE, "--tasks-root", tasks_root).stdout
+    assert "config space (--unseen): product of shape params <= 1,000,000 (cpu: 200,000)" in out
+    assert "production 4096, 65536" in out and "alpha" in out
+    hidden = load_configs(tasks_root / SCALE / "hidden" / "configs.toml", "unseen")
+    assert all(c.name not in out for c in hidden)
