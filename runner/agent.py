@@ -19,7 +19,7 @@ from pathlib import Path
 
 KINDS = ("noop", "oracle", "replay", "command")
 _KEYS = {"name", "kind", "description", "command", "parser", "env", "install", "gateway",
-         "cli"}  # issue 5: `cli` names the executable the command needs (checked before a run starts)
+         "cli"}  # `cli` names the executable the command needs (checked before a run starts)
 _ENV_KEYS = {"required", "set"}
 PLACEHOLDERS = ("prompt_file", "workspace", "budget_s", "deadline_epoch", "task_id")
 
@@ -42,7 +42,7 @@ class AgentSpec:
     env_set: dict = field(default_factory=dict)
     install: str = ""                    # how images install it (documentation for Dockerfiles)
     gateway: dict = field(default_factory=dict)  # model gateway settings (runner/gateway.py)
-    cli: str = ""                        # issue 5: executable the command runs (preflight checks it)
+    cli: str = ""                        # executable the command runs (preflight checks it)
     source: Path | None = None
     replay_from: Path | None = None      # replay: a patch file or an earlier run dir
 
@@ -82,7 +82,7 @@ PARSERS = {"plain": _plain_parser}
 
 
 def parse_output(spec: "AgentSpec", agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
-    from . import parsers  # noqa: F401  (issue 5: registers the agent CLI parsers into PARSERS)
+    from . import parsers  # noqa: F401  (registers the agent CLI parsers into PARSERS)
     parser = PARSERS.get(spec.parser)
     if parser is None:
         raise AgentError(spec.source, "parser", f"unknown parser {spec.parser!r} (known: {', '.join(PARSERS)})")
@@ -123,7 +123,7 @@ def load_agent(path: Path) -> AgentSpec:
                      command=command, parser=data.get("parser", "plain"),
                      env_required=tuple(env.get("required", [])), env_set=dict(env.get("set", {})),
                      install=data.get("install", ""), gateway=dict(data.get("gateway", {})), source=path,
-                     cli=data.get("cli", ""))  # issue 5
+                     cli=data.get("cli", ""))
 
 
 # {name} is a placeholder; other braces (${VAR}, JSON, awk) are left to the shell.

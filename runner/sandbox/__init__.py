@@ -78,7 +78,7 @@ def _local():
     return LocalSandbox
 
 
-# issue 4: the docker backend (one container per phase); imported only when asked for.
+# The docker backend (one container per phase); imported only when asked for.
 @register("docker")
 def _docker():
     from .docker import DockerSandbox
