@@ -31,6 +31,7 @@ from pathlib import Path
 from . import __version__
 from .agent import (AgentSpec, AttemptContext, apply_solution, build_prompt, parse_output, render_command,
                     replay_patch)
+from .evaluator import gpulock
 from .gateway import open_gateway
 from .result import MAX_SPEEDUP, AttemptResult, Evaluation, read_json, write_json
 from .sandbox import Mount, SandboxSpec, open_sandbox
@@ -322,6 +323,14 @@ def evaluate_candidate(task: Task, candidate: Path | None, adir: Path, options: 
         shutil.rmtree(eval_dir)
     eval_dir.mkdir()
     extra_mounts, extra_args = [], []
+    repo = Path(__file__).resolve().parent.parent
+    env = {"PYTHONPATH": str(repo)} if options.backend == "local" else {}
+    if options.device != "cpu" and options.backend != "local":
+        # one GPU lock folder for every evaluation container and local process (gpulock.py)
+        host_locks = gpulock.lock_dir()
+        host_locks.mkdir(parents=True, exist_ok=True)
+        extra_mounts.append(Mount(host_locks, "/gauntlet/locks", read_only=False))
+        env[gpulock.LOCK_DIR_ENV] = "/gauntlet/locks"
     if candidate is not None:
         extra_mounts.append(Mount(candidate, "/gauntlet/candidate"))
     if drawn:
@@ -331,12 +340,10 @@ def evaluate_candidate(task: Task, candidate: Path | None, adir: Path, options: 
     if baseline_only:
         extra_args = ["--baseline-only", "--no-timing", "--split", "drawn"]
     root = options.tasks_root.resolve()
-    repo = Path(__file__).resolve().parent.parent
     sandbox = open_sandbox(options.backend, SandboxSpec(
         role="eval", platform=options.device, workdir=eval_dir, workdir_target="/eval",
         mounts=(Mount(root, "/gauntlet/tasks"), *extra_mounts),
-        env={"PYTHONPATH": str(repo)} if options.backend == "local" else {},
-        labels={"gauntlet.task": task.id, "gauntlet.run": str(adir.parent.parent.resolve())}))
+        env=env, labels={"gauntlet.task": task.id, "gauntlet.run": str(adir.parent.parent.resolve())}))
     out = eval_dir / "evaluation.json"
     task_in = sandbox.path(task.root)
     argv = [sys.executable if options.backend == "local" else "python3", "-m", "runner.evaluator", task_in,

@@ -35,6 +35,7 @@ from ..task import Config, Task
 from . import static_checks, timing
 from .build import (CompileError, Kernel, compile_native, device_arch, import_module, load_native,
                     load_python, poison)
+from .gpulock import exclusive_device
 from .guard import LaunchCounter, Sentinel, Tampered, ThreadWatch, TorchOpWatch, task_digest
 
 CORRECTNESS_SEEDS = {"gpu": (0, 1, 2, 3, 4), "cpu": (0, 1)}   # KernelBench uses 5 trials
@@ -592,7 +593,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
     digest_before = task_digest((task.root, *task.bases))
     configs = {split: list(drawn) if split == "drawn" else task.configs(split)
                for split in splits}   # read before any candidate code runs
-    with tempfile.TemporaryDirectory(prefix="gauntlet-eval-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="gauntlet-eval-") as tmp, exclusive_device(device) as held:
         tmp = Path(tmp)
         reference = import_module(task.reference, "gauntlet_reference")
         fp32_task = _warm_up(reference, task, device)
@@ -655,6 +656,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             except Exception:
                 traceback.print_exc()
         flags += harness.dynamic_flags()
+        if held:
+            flags.append(held)
         if tampered is not None:
             flags.append(str(tampered))
         sentinel.restore()
