@@ -47,15 +47,9 @@ def _is_prime(v: int) -> bool:
     return True
 
 
-def _legal(d: Dim) -> tuple[int, int]:
-    """The smallest and largest values of d (multiples of d.multiple_of within [min, max])."""
-    m = d.multiple_of
-    return -(-d.min // m) * m, d.max // m * m
-
-
 def _snap(d: Dim, v: float) -> int:
     """The legal value of d nearest to v."""
-    lo, hi = _legal(d)
+    lo, hi = d.legal()
     m = d.multiple_of
     v = min(max(v, lo), hi)
     return int(min(max(round(v / m) * m, lo), hi))
@@ -68,13 +62,6 @@ def _loguniform(rng: random.Random, lo: float, hi: float) -> float:
     return math.exp(rng.uniform(math.log(lo), math.log(hi)))
 
 
-def _product(values) -> int:
-    p = 1
-    for v in values:
-        p *= v
-    return p
-
-
 class _Drawer:
     def __init__(self, task: Task, space: Space, device: str, rng: random.Random):
         self.task, self.space, self.rng = task, space, rng
@@ -82,11 +69,11 @@ class _Drawer:
         self.dims = [space.shape[n] for n in self.names]
         self.bound = space.bound(device)
         self.known = [c.params for c in (*task.configs("seen"), *task.configs("unseen"))]
-        sizes = [_product(int(p[n]) for n in self.names) for p in self.known
+        sizes = [math.prod(int(p[n]) for n in self.names) for p in self.known
                  if all(isinstance(p.get(n), int) for n in self.names)]
         self.known_max = max(sizes) if sizes else 1
         self.known_min = min(sizes) if sizes else 1
-        self.smallest = _product(_legal(d)[0] for d in self.dims)
+        self.smallest = math.prod(d.legal()[0] for d in self.dims)
 
     # -- shapes with a given total size --------------------------------------------------------
     def split(self, total: float, spread: float = 1.0) -> list[int]:
@@ -97,9 +84,9 @@ class _Drawer:
         remaining = float(total)
         for pos, i in enumerate(order):
             rest = order[pos + 1:]
-            lo, hi = _legal(self.dims[i])
-            rest_lo = _product(_legal(self.dims[j])[0] for j in rest)
-            rest_hi = _product(_legal(self.dims[j])[1] for j in rest)
+            lo, hi = self.dims[i].legal()
+            rest_lo = math.prod(self.dims[j].legal()[0] for j in rest)
+            rest_hi = math.prod(self.dims[j].legal()[1] for j in rest)
             if not rest:
                 v = remaining
             else:
@@ -114,12 +101,12 @@ class _Drawer:
     def fit(self, values: list[int]) -> list[int]:
         """Shrink the largest dims (by legal steps) until the product is within the bound."""
         values = list(values)
-        while _product(values) > self.bound:
+        while math.prod(values) > self.bound:
             order = sorted(range(len(values)), key=lambda i: values[i], reverse=True)
             for i in order:
-                lo, _ = _legal(self.dims[i])
+                lo, _ = self.dims[i].legal()
                 if values[i] > lo:
-                    target = values[i] * self.bound / _product(values)
+                    target = values[i] * self.bound / math.prod(values)
                     smaller = _snap(self.dims[i], target)
                     if smaller >= values[i]:
                         smaller = values[i] - self.dims[i].multiple_of
@@ -135,7 +122,7 @@ class _Drawer:
         at_min = set(self.rng.sample(range(len(self.dims)), k))
         values = []
         for i, d in enumerate(self.dims):
-            lo, hi = _legal(d)
+            lo, hi = d.legal()
             if i in at_min:
                 values.append(lo)
             else:  # small: up to a few hundred times the minimum step
@@ -159,20 +146,20 @@ class _Drawer:
     def alignment_stress(self) -> list[int]:
         total = _loguniform(self.rng, max(self.smallest, self.known_min / 4), min(self.bound, self.known_max))
         values = [self._misaligned(d, v) for d, v in zip(self.dims, self.split(total))]
-        while _product(values) > self.bound:  # shrink the largest dim to a smaller odd multiple
+        while math.prod(values) > self.bound:  # shrink the largest dim to a smaller odd multiple
             i = max(range(len(values)), key=lambda j: values[j] // self.dims[j].multiple_of)
-            if values[i] <= _legal(self.dims[i])[0]:
+            if values[i] <= self.dims[i].legal()[0]:
                 break
-            smaller = self._misaligned(self.dims[i], int(values[i] * self.bound / _product(values)), down=True)
+            smaller = self._misaligned(self.dims[i], int(values[i] * self.bound / math.prod(values)), down=True)
             values[i] = min(smaller, values[i] - 2 * self.dims[i].multiple_of) if smaller >= values[i] else smaller
-            values[i] = max(values[i], _legal(self.dims[i])[0])
+            values[i] = max(values[i], self.dims[i].legal()[0])
         return values
 
     def _misaligned(self, d: Dim, v: int, down: bool = False) -> int:
         """A legal value near v that is an odd multiple of d.multiple_of (so a multiple of no larger
         power of two): often a prime (times multiple_of) or 2^k +- a small odd number."""
         m = d.multiple_of
-        lo, hi = _legal(d)
+        lo, hi = d.legal()
         q = max(1, v // m)
         kind = self.rng.choice(("prime", "pow2", "odd"))
         if kind == "pow2" and q > 8 and not down:
@@ -197,10 +184,10 @@ class _Drawer:
         big = self.rng.randrange(len(self.dims))
         values = []
         for i, d in enumerate(self.dims):
-            lo, hi = _legal(d)
+            lo, hi = d.legal()
             values.append(lo if i == big else _snap(d, _loguniform(self.rng, lo, min(hi, max(lo, d.multiple_of) * 16))))
-        others = _product(v for i, v in enumerate(values) if i != big)
-        lo, hi = _legal(self.dims[big])
+        others = math.prod(v for i, v in enumerate(values) if i != big)
+        lo, hi = self.dims[big].legal()
         top = min(hi, self.bound // max(others, 1))
         values[big] = _snap(self.dims[big], _loguniform(self.rng, max(lo, top / 8), top))
         return self.fit(values)
@@ -209,14 +196,14 @@ class _Drawer:
         values = []
         for name, d in zip(self.names, self.dims):
             choices = list(d.production) or sorted({int(p[name]) for p in self.known if isinstance(p.get(name), int)})
-            values.append(_snap(d, self.rng.choice(choices)) if choices else self._misaligned(d, _legal(d)[0]))
+            values.append(_snap(d, self.rng.choice(choices)) if choices else self._misaligned(d, d.legal()[0]))
         return values  # over the bound: other combinations are tried first, then it is shrunk
 
     def shape(self, tag: str) -> list[int]:
         return getattr(self, tag.replace("-", "_"))()
 
     def accepts(self, tag: str, values: list[int]) -> bool:
-        size = _product(values)
+        size = math.prod(values)
         if size > self.bound:
             return False
         if tag == "scale-up":
@@ -248,7 +235,7 @@ def draw(task: Task, n: int, seed: int, device: str = "cuda") -> list[Config]:
                 values = drawer.fit(values)
             elif not drawer.accepts(tag, values):
                 continue
-            if _product(values) > drawer.bound:
+            if math.prod(values) > drawer.bound:
                 continue
             params = {**dict(zip(drawer.names, values)), **drawer.fixed()}
             if params not in taken:

@@ -5,6 +5,8 @@ host's CLI dependencies.
 """
 from __future__ import annotations
 
+import math
+
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -68,6 +70,11 @@ class Dim:
     max: int
     multiple_of: int = 1
     production: tuple[int, ...] = ()
+
+    def legal(self) -> tuple[int, int]:
+        """The smallest and largest values (multiples of multiple_of within [min, max])."""
+        m = self.multiple_of
+        return -(-self.min // m) * m, self.max // m * m
 
 
 @dataclass(frozen=True)
@@ -264,7 +271,8 @@ def _space(path: Path, data) -> Space:
         mult = _pos_int(path, f"{key}.multiple_of", dim.get("multiple_of", 1))
         if lo > hi:
             raise TaskError(path, f"{key}.max", f"{hi} is below min ({lo})")
-        if -(-lo // mult) * mult > hi:
+        dim_lo, dim_hi = Dim(lo, hi, mult).legal()
+        if dim_lo > dim_hi:
             raise TaskError(path, f"{key}.multiple_of", f"no multiple of {mult} lies in [{lo}, {hi}]")
         prod = dim.get("production", [])
         if not isinstance(prod, list):
@@ -287,9 +295,7 @@ def _space(path: Path, data) -> Space:
                 or not all(isinstance(c, (str, int, float, bool)) for c in choices)):
             raise TaskError(path, key, "must be a non-empty list of scalars (the choices)")
         fixed[name] = tuple(choices)
-    smallest = 1
-    for d in shape.values():
-        smallest *= -(-d.min // d.multiple_of) * d.multiple_of
+    smallest = math.prod(d.legal()[0] for d in shape.values())
     if smallest > cpu_max:
         raise TaskError(path, "space.cpu_max_elements" if "cpu_max_elements" in data else "space.max_elements",
                         f"{cpu_max} is below the smallest shape in the space ({smallest})")
@@ -416,10 +422,11 @@ def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bo
                 editable=tuple(editable), entry=entry, symbol=symbol, compile_flags=flags,
                 reference=reference, seen_file=seen_file, hidden_file=hidden_file,
                 tolerances=tolerances, solution_dir=solution_dir, bases=bases, space=space)
-    seen_names = {c.name for c in task.configs("seen")}
+    seen = task.configs("seen")
+    seen_names = {c.name for c in seen}
     if space is not None:  # a drawn config must carry exactly what make_inputs reads
         declared = set(space.shape) | set(space.fixed)
-        for c in task.configs("seen"):
+        for c in seen:
             if set(c.params) != declared:
                 raise TaskError(path, "space", f"declares {sorted(declared)} but seen config {c.name!r} "
                                 f"has {sorted(c.params)}")

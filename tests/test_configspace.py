@@ -172,24 +172,11 @@ def test_select_keeps_round_robin_over_passing_tags():
 
 
 # -- end to end: the baseline filter, the manifest, eval and resume (CPU, Triton interpreter) ---------
-BROKEN_BASELINE = '''import torch
-import triton
-import triton.language as tl
-
-
-@triton.jit
-def _scale(x_ptr, y_ptr, n, alpha, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask) * alpha, mask=mask)
-
-
-def forward(x, alpha):
-    y = torch.zeros_like(x)
-    n = min(x.numel(), 5000)  # a bug: only the first 5000 elements are scaled
-    _scale[(triton.cdiv(n, 256),)](x, y, n, alpha, BLOCK=256)
-    return y
-'''
+# The fixture's own kernel with a bug: only the first 5000 elements are scaled.
+BROKEN_BASELINE = (REPO / "tests" / "fixtures" / "tasks" / SCALE / "kernel.py").read_text().replace(
+    "    y = torch.empty_like(x)\n    n = x.numel()\n",
+    "    y = torch.zeros_like(x)\n    n = min(x.numel(), 5000)  # a bug: the rest stays zero\n")
+assert "min(x.numel(), 5000)" in BROKEN_BASELINE
 
 
 def test_unseen_run_filters_by_baseline_records_and_reuses(tasks_root, tmp_path):

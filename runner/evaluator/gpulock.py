@@ -5,8 +5,7 @@ baseline and candidate unequally). Every evaluation on a GPU holds the device's 
 first device call to its last; a second one waits. The lock folder is `$GAUNTLET_LOCK_DIR`
 (default /tmp/gauntlet-locks); the docker backend mounts one host folder there in every
 evaluation container, so containers and local processes exclude each other alike. The lock
-covers Gauntlet's evaluations only: other programs on the GPU are not stopped, only recorded
-where the driver shows them (`note:`)."""
+covers Gauntlet's evaluations only: other programs on the GPU are not stopped."""
 from __future__ import annotations
 
 import fcntl
