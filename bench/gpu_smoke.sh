@@ -13,8 +13,20 @@ for t in ${TASKS:-triton2triton/softmax triton2triton/matmul torch2triton/rmsnor
       --candidate "tasks/$t/solution" ${EVAL_ARGS:-} --out "$OUT/sol_$name.json" 2> "$OUT/err_$name.log" \
       || echo "$t: evaluator failed"; tail -1 "$OUT/err_$name.log"
 done
-# Stream injection: the shipped softmax solution, run on a side stream.
+# Stream injection: what the stream watch records for a call on the current stream and on a side
+# stream, then the shipped softmax solution run on a side stream through the evaluator.
 if [ "${CHEATS:-1}" = 1 ]; then
+python3 - <<'PY'
+import torch
+from runner.evaluator.guard import StreamWatch, foreign_work
+watch, x, side = StreamWatch(), torch.randn(1 << 20, device="cuda"), torch.cuda.Stream()
+for label, stream in (("current stream", torch.cuda.current_stream()), ("side stream", side)):
+    watch.start()
+    with torch.cuda.stream(stream):
+        (x * 2).sum()
+    activity = watch.stop()
+    print(f"stream watch, {label}: {len(activity)} operations, foreign: {foreign_work(activity)}")
+PY
 mkdir -p /tmp/stream_cheat
 cp tasks/triton2triton/softmax/solution/kernel.py /tmp/stream_cheat/kernel.py
 cat >> /tmp/stream_cheat/kernel.py <<'PY'

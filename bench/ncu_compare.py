@@ -58,12 +58,17 @@ def kernel_call(task, which: str, tmp: Path):
     return (lambda: kernel.run(inputs, state)), config.name
 
 
+EMPTY = "empty-kernel"    # a kernel that does nothing (torch.cuda._sleep(0)): the fixed costs alone
+
+
 def target(task_id: str, which: str, calls: int, tasks_root: Path) -> None:
     """The profiled process: warm up, then CALLS synchronized calls inside the NVTX range."""
     import torch
-    task = select([task_id], tasks_root)[0]
     with tempfile.TemporaryDirectory() as tmp:
-        fn, _ = kernel_call(task, which, Path(tmp))
+        if task_id == EMPTY:
+            fn = lambda: torch.cuda._sleep(0)  # noqa: E731
+        else:
+            fn, _ = kernel_call(select([task_id], tasks_root)[0], which, Path(tmp))
         for _ in range(3):
             fn()
         torch.cuda.synchronize()
@@ -101,6 +106,8 @@ def main(argv=None) -> int:
     parser.add_argument("--tasks-root", type=Path, default=ROOT / "tasks")
     parser.add_argument("--calls", type=int, default=30)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--flush-mb", type=int, nargs="*", default=[],
+                        help="also time with these flush sizes (MB), for comparison with the default")
     parser.add_argument("--target", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--which", default="baseline", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -109,8 +116,23 @@ def main(argv=None) -> int:
         return 0
     import torch
     ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
-    clock = timing.GpuClock("cold")
+    flushes = {f"{mb}MB": mb << 20 for mb in args.flush_mb}
+    clocks = {"default": timing.GpuClock("cold"), **{k: timing.GpuClock("cold", flush_bytes=b) for k, b in flushes.items()}}
     rows = []
+
+    def emit(row):
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+        if args.json:
+            args.json.write_text(json.dumps({"rows": rows}, indent=2))
+
+    # The fixed costs: event pair with nothing between, one and two empty kernels, and ncu's view of one.
+    spin = lambda: torch.cuda._sleep(0)  # noqa: E731
+    for name, clock in clocks.items():
+        t = timing.time_pair({"nothing": lambda: None, "one_empty": spin, "two_empty": lambda: (spin(), spin())}, clock)
+        emit({"task": EMPTY, "flush": name, "calibrated_empty_ms": clock.empty_ms,
+              **{f"{k}_ms": v.median_ms for k, v in t.items()}})
+    emit({"task": EMPTY, **ncu_per_call(ncu, EMPTY, "baseline", args.calls, args.tasks_root)})
     with tempfile.TemporaryDirectory() as tmp:
         for task_id in args.tasks:
             task = select([task_id], args.tasks_root)[0]
@@ -120,16 +142,18 @@ def main(argv=None) -> int:
                 except Exception as exc:
                     print(f"{task_id} {which}: skipped ({type(exc).__name__}: {exc})", file=sys.stderr)
                     continue
-                gauntlet_ms = timing.time_pair({"k": fn}, clock)["k"].median_ms
-                row = {"task": task_id, "which": which, "config": config, "gauntlet_ms": gauntlet_ms,
+                row = {"task": task_id, "which": which, "config": config,
                        **ncu_per_call(ncu, task_id, which, args.calls, args.tasks_root)}
+                for name, clock in clocks.items():     # before and after ncu's run would differ only by drift
+                    row[f"gauntlet_ms_{name}"] = timing.time_pair({"k": fn}, clock)["k"].median_ms
+                    row[f"empty_ms_{name}"] = clock.empty_ms
+                row["gauntlet_ms"] = row["gauntlet_ms_default"]
                 if "ncu_ms" in row:
-                    row["diff_pct"] = 100.0 * (gauntlet_ms - row["ncu_ms"]) / row["ncu_ms"]
-                rows.append(row)
-                print(json.dumps(row), flush=True)
+                    row["diff_pct"] = 100.0 * (row["gauntlet_ms"] - row["ncu_ms"]) / row["ncu_ms"]
+                emit(row)
     out = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "cuda": torch.version.cuda,
            "ncu": subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1:],
-           "rows": rows}
+           "flush_bytes": {k: c.buffer.numel() * 4 for k, c in clocks.items()}, "rows": rows}
     if args.json:
         args.json.write_text(json.dumps(out, indent=2))
     return 0

@@ -8,7 +8,8 @@
                 call, synchronize; 100 trials, mean.
 
 A perfect protocol reports 1.0 for a kernel against itself; |speedup - 1| is its noise. Each task
-is measured REPEATS times per protocol; the summary gives the median and p95 over all of them.
+is measured on its first and its last seen config (a small, often launch-bound call, and a large
+one), REPEATS times per protocol; the summary gives the median and p95 over all of them.
 
     python bench/timing_protocols.py [--tasks-root tasks] [--repeats 5] [--json out.json]
 
@@ -99,23 +100,24 @@ def main(argv=None) -> int:
                 print(f"{task.id}: skipped ({type(exc).__name__}: {exc})", file=sys.stderr)
                 continue
             ref = import_module(task.reference, f"refm_{task.id.replace('/', '_')}")
-            config = task.configs("seen")[-1]
-            gen = torch.Generator().manual_seed(_seed(config, 0))
-            inputs = list(ref.make_inputs(dict(config.params), gen, "cuda"))
-            expected = ref.reference(*_clone(inputs))
-            state_a = kernel.prepare(inputs, expected)
-            state_b = kernel.prepare(inputs, expected)
-            fa = lambda: kernel.run(inputs, state_a)  # noqa: E731
-            fb = lambda: kernel.run(inputs, state_b)  # noqa: E731
-            for rep in range(args.repeats):
-                t0 = time.perf_counter()
-                g = gauntlet_ratio(torch, fa, fb, clock)
-                a = aka_time(torch, fa) / aka_time(torch, fb)
-                k = kernelbench_time(torch, fa, flush) / kernelbench_time(torch, fb, flush)
-                ms = kernelbench_time(torch, fa, flush)
-                rows.append({"task": task.id, "config": config.name, "repeat": rep, "kernel_ms": ms,
-                             "gauntlet": g, "aka": a, "kernelbench": k, "seconds": time.perf_counter() - t0})
-                print(json.dumps(rows[-1]), flush=True)
+            seen = task.configs("seen")
+            for config in dict.fromkeys((seen[0], seen[-1])):   # the first (small) and the last (large)
+                gen = torch.Generator().manual_seed(_seed(config, 0))
+                inputs = list(ref.make_inputs(dict(config.params), gen, "cuda"))
+                expected = ref.reference(*_clone(inputs))
+                state_a = kernel.prepare(inputs, expected)
+                state_b = kernel.prepare(inputs, expected)
+                fa = lambda: kernel.run(inputs, state_a)  # noqa: E731
+                fb = lambda: kernel.run(inputs, state_b)  # noqa: E731
+                for rep in range(args.repeats):
+                    t0 = time.perf_counter()
+                    g = gauntlet_ratio(torch, fa, fb, clock)
+                    a = aka_time(torch, fa) / aka_time(torch, fb)
+                    k = kernelbench_time(torch, fa, flush) / kernelbench_time(torch, fb, flush)
+                    ms = kernelbench_time(torch, fa, flush)
+                    rows.append({"task": task.id, "config": config.name, "repeat": rep, "kernel_ms": ms,
+                                 "gauntlet": g, "aka": a, "kernelbench": k, "seconds": time.perf_counter() - t0})
+                    print(json.dumps(rows[-1]), flush=True)
     summary = {}
     for method in ("gauntlet", "aka", "kernelbench"):
         dev = sorted(abs(r[method] - 1.0) * 100 for r in rows)
@@ -125,9 +127,9 @@ def main(argv=None) -> int:
                                "worst_pct": dev[-1]}
     per_task = {}
     for r in rows:
-        per_task.setdefault(r["task"], []).append(r)
+        per_task.setdefault(f"{r['task']} {r['config']}", []).append(r)
     out = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
-           "cuda": torch.version.cuda, "tail_ms": clock.tail_ms, "tail_limit_ms": clock.tail_limit_ms,
+           "cuda": torch.version.cuda, "empty_pair_ms": clock.empty_ms, "tail_ms": clock.tail_ms, "tail_limit_ms": clock.tail_limit_ms,
            "summary": summary,
            "per_task": {t: {m: statistics.median(abs(x[m] - 1) * 100 for x in rs) for m in ("gauntlet", "aka", "kernelbench")}
                         | {"kernel_ms": statistics.median(x["kernel_ms"] for x in rs)} for t, rs in per_task.items()},

@@ -1,13 +1,12 @@
 """Red team, process level: the candidate goes through run.evaluate_candidate, i.e. the evaluator runs
 as its own process (local sandbox) and the host reads back only the JSON it wrote."""
-import json
 
 import pytest
 
 from runner.agent import AgentSpec
 from runner.run import RunOptions, evaluate_candidate
 
-from .conftest import KERNEL, SCALE
+from .conftest import KERNEL
 
 
 @pytest.fixture

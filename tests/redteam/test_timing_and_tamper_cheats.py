@@ -4,7 +4,7 @@ escaped-work rule with a clock that reports escaped work, the order of operation
 repetition with recording fakes, and that every repetition is preceded by a flush."""
 import pytest
 
-from runner.evaluator import timing
+from runner.evaluator import guard, timing
 from runner.evaluator.harness import Evaluator
 from runner.task import Config
 
@@ -41,7 +41,7 @@ class _RecordingTorch:
         self.log = log
 
 
-def _fake_gpu_clock(log, tight=0.010, synced=0.020, tail=0.004):
+def _fake_gpu_clock(log, tight=0.010, synced=0.020, tail=0.004, empty=0.0):
     """A GpuClock without a GPU: its events, synchronize and flush record what happens, in order."""
     clock = object.__new__(timing.GpuClock)
     clock.regime, clock.flushes = "cold", 0
@@ -65,6 +65,7 @@ def _fake_gpu_clock(log, tight=0.010, synced=0.020, tail=0.004):
     clock._sync = lambda: log.append("device_synchronize")
     clock._event_sync = lambda ev: log.append(f"wait:{ev.name}")
     clock.tail_ms, clock.tail_limit_ms = tail, tail + timing.ESCAPED_SLACK_MS
+    clock.empty_ms = empty
     clock.spin = lambda cycles: log.append(f"spin:{cycles}")
     clock.spin_cycles, clock.cycles_per_ms, clock.host_ms = 0, 1000.0, 0.0
     return clock
@@ -82,6 +83,15 @@ def test_the_gap_of_each_repetition_is_measured():
     assert sample == pytest.approx(0.001) and gap == pytest.approx(0.499)
 
 
+def test_the_sample_is_the_tight_span_less_the_empty_event_pair():
+    """The event pair's own span (calibrated with nothing between) is not the kernel's time; the
+    gap still compares raw spans, and no sample drops below the event resolution."""
+    sample, gap, _ = _fake_gpu_clock([], tight=0.0300, synced=0.0400, empty=0.0012).once(lambda: None)
+    assert sample == pytest.approx(0.0288) and gap == pytest.approx(0.0100)
+    sample, _, _ = _fake_gpu_clock([], tight=0.0010, synced=0.0020, empty=0.0012).once(lambda: None)
+    assert sample == timing.EVENT_RESOLUTION_MS
+
+
 class _EscapingClock:
     """What a GpuClock reports for a candidate that leaves its work on a side stream: a tiny tight
     time and a device-sync gap as long as the work; the baseline's gap is the plain sync tail."""
@@ -92,13 +102,13 @@ class _EscapingClock:
     def cover_launch(self, host_ms):
         return 0.0
 
-    def __init__(self, candidate_calls):
-        self.candidate_calls = candidate_calls
+    def __init__(self, candidate_calls, gap_ms=0.5):
+        self.candidate_calls, self.gap_ms = candidate_calls, gap_ms
 
     def once(self, fn):
         before = len(self.candidate_calls)
         out = fn()
-        return (0.001, 0.5, out) if len(self.candidate_calls) > before else (0.2, 0.005, out)
+        return (0.001, self.gap_ms, out) if len(self.candidate_calls) > before else (0.2, 0.005, out)
 
 
 def test_escaped_work_in_timed_calls_flags_the_config(scale_task):
@@ -112,6 +122,53 @@ def test_escaped_work_in_timed_calls_flags_the_config(scale_task):
     row = harness.config_result(baseline, candidate, SMALL, measure=True)
     assert row.correct and any(f.startswith("stream_injection") for f in row.flags), row.flags
     assert row.candidate_ms == pytest.approx(0.001 + 0.495)    # timed as if it had synchronized
+
+
+class _FakeStreamWatch:
+    """Stands in for the profiler's stream record (GPU only): reports the side-stream launches the
+    candidate made while the window was open."""
+
+    def __init__(self, side_launches):
+        self.side_launches, self.opened_at, self.windows = side_launches, None, 0
+
+    @property
+    def watching(self):
+        return self.opened_at is not None
+
+    def start(self):
+        self.opened_at, self.windows = len(self.side_launches), self.windows + 1
+
+    def stop(self):
+        n, self.opened_at = len(self.side_launches) - self.opened_at, None
+        return [(1, 7, "marker"), (2, 7, "kernel")] + [(3 + i, 13, "softmax_kernel") for i in range(n)]
+
+
+def test_side_stream_work_the_gap_cannot_see_is_flagged(scale_task):
+    """Side-stream work that finished during the flush and spin leaves the gap unchanged (as seen
+    on an H100); the stream watch over one warm-up call still sees where it ran."""
+    from runner.evaluator.build import Kernel, import_module
+    reference = import_module(scale_task.reference, "redteam_scale_reference")
+    for cheat in (True, False):
+        harness = Evaluator(scale_task, "cpu", reference, language="cuda")
+        calls, side = [], []
+        harness._clock = _EscapingClock(calls, gap_ms=0.005)     # the baseline's gap: nothing escapes
+        harness.streams = watch = _FakeStreamWatch(side)
+        baseline = Kernel(name="baseline", python_fn=reference.reference)
+        candidate = Kernel(name="candidate",
+                           python_fn=lambda x, a: calls.append(1) or (cheat and side.append(1)) or x * a)
+        row = harness.config_result(baseline, candidate, SMALL, measure=True)
+        flagged = [f for f in harness.dynamic_flags() if f.startswith("stream_injection")]
+        assert watch.windows == 1 and not watch.watching
+        assert row.correct and not any(f.startswith("stream_injection") for f in row.flags)
+        assert bool(flagged) == cheat, (cheat, flagged)
+
+
+def test_foreign_work_is_work_off_the_markers_stream():
+    activity = [(3, 7, "marker"), (5, 7, "flush"), (8, 7, "candidate_kernel"), (9, 13, "side_kernel"),
+                (10, 13, "Memcpy DtoD")]
+    assert guard.foreign_work(activity) == [("side_kernel", 13), ("Memcpy DtoD", 13)]
+    assert guard.foreign_work([(3, 7, "marker"), (4, 7, "k")]) == []
+    assert guard.kernels(activity) == ["flush", "candidate_kernel", "side_kernel"]
 
 
 # -- L2 warm-cache exploitation: every repetition starts from a flushed cache ------------------------
@@ -224,7 +281,7 @@ def forward(x, alpha):
 def test_patching_an_event_method_via_its_code_object(judge):
     """Swapping __code__ keeps the function object's identity; the sentinel compares code too."""
     v = judge(KERNEL + '''
-from runner.evaluator import timing
+from runner.evaluator import guard, timing
 
 
 def _fast(self, fn):
@@ -268,6 +325,24 @@ def test_excessive_speedup_is_flagged_and_scores_zero(judge):
     the threshold is lowered so an honest faster kernel crosses it on the CPU."""
     v = judge(KERNEL + "\ndef forward(x, alpha):\n    return honest(x, alpha)\n", measure=True, max_speedup=0.01)
     assert v.correct and v.flagged("excessive_speedup") and v.aka == 0 and v.bounded == 0, v.flags
+
+
+def test_excessive_speedup_on_a_drawn_config_is_a_note(scale_task):
+    """A drawn shape was never vetted against the baseline (which can be pathological there): the
+    excess is recorded as a note, while the same speedup on a seen config is flagged."""
+    import dataclasses
+    from runner.evaluator.build import Kernel, import_module
+    reference = import_module(scale_task.reference, "redteam_scale_reference")
+    for split in ("seen", "drawn"):
+        harness = Evaluator(scale_task, "cpu", reference, language="cuda")
+        calls = []
+        harness._clock = _EscapingClock(calls, gap_ms=0.005)           # 0.2 ms against 0.001 ms
+        baseline = Kernel(name="baseline", python_fn=reference.reference)
+        candidate = Kernel(name="candidate", python_fn=lambda x, a: calls.append(1) or x * a)
+        row = harness.config_result(baseline, candidate, dataclasses.replace(SMALL, split=split), measure=True)
+        flagged = any(f.startswith("excessive_speedup") for f in row.flags)
+        noted = any(f.startswith("note:") and "drawn" in f for f in row.flags)
+        assert row.speedup > 100 and (flagged, noted) == (split == "seen", split == "drawn"), row.flags
 
 
 # -- graph replay: the timed replay itself is validated, and both kernels are timed the same way ---
