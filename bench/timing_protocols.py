@@ -8,8 +8,8 @@
                 call, synchronize; 100 trials, mean.
 
 A perfect protocol reports 1.0 for a kernel against itself; |speedup - 1| is its noise. Each task
-is measured on its first and its last seen config (a small, often launch-bound call, and a large
-one), REPEATS times per protocol; the summary gives the median and p95 over all of them.
+is measured on its smallest and its largest seen or hidden config and on a tiny drawn `edge`
+config (a launch-bound call), REPEATS times per protocol; the summary gives the median and p95 over all of them.
 
     python bench/timing_protocols.py [--tasks-root tasks] [--repeats 5] [--json out.json]
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shutil
 import statistics
 import sys
@@ -32,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from runner.evaluator import timing  # noqa: E402
 from runner.evaluator.build import Kernel, device_arch, import_module  # noqa: E402
 from runner.evaluator.harness import _clone, _seed, build_kernel, candidate_tree  # noqa: E402
+from runner.configspace import draw  # noqa: E402
 from runner.task import select  # noqa: E402
 
 
@@ -70,6 +72,15 @@ def kernelbench_time(torch, fn, flush) -> float:
     return statistics.fmean(times[1:])
 
 
+def configs_of(task) -> list:
+    """The task's seen and hidden configs with the fewest and the most elements (product of the
+    integer parameters), and the first `edge` config drawn from its space (seed 0): a tiny,
+    launch-bound call."""
+    configs = sorted(task.configs("seen") + task.configs("unseen"),
+                     key=lambda c: math.prod(v for v in c.params.values() if isinstance(v, int)))
+    return configs[:1] + configs[1:][-1:] + draw(task, 1, seed=0)[:1]
+
+
 def baseline_of(task, tmp: Path):
     if task.baseline_is_reference:
         return Kernel(name="baseline", python_fn=import_module(task.reference, f"ref_{task.id.replace('/', '_')}").reference)
@@ -100,8 +111,7 @@ def main(argv=None) -> int:
                 print(f"{task.id}: skipped ({type(exc).__name__}: {exc})", file=sys.stderr)
                 continue
             ref = import_module(task.reference, f"refm_{task.id.replace('/', '_')}")
-            seen = task.configs("seen")
-            for config in dict.fromkeys((seen[0], seen[-1])):   # the first (small) and the last (large)
+            for config in configs_of(task):
                 gen = torch.Generator().manual_seed(_seed(config, 0))
                 inputs = list(ref.make_inputs(dict(config.params), gen, "cuda"))
                 expected = ref.reference(*_clone(inputs))

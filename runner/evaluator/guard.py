@@ -276,11 +276,20 @@ class StreamWatch:
         prof, self.prof = self.prof, None
         self.torch.cuda.synchronize()
         prof.__exit__(None, None, None)
-        activity = sorted((e.correlation_id(), e.device_resource_id(), e.name())
-                          for e in prof.profiler.kineto_results.events() if e.activity_type() in DEVICE_WORK)
+        activity = device_work(prof.profiler.kineto_results.events(), self.torch.autograd.DeviceType.CUDA)
         if not activity:
             raise RuntimeError("the profiler recorded no device work, not even the harness's marker")
         return activity
+
+
+def device_work(events, cuda) -> list[tuple[int, int, str]]:
+    """(correlation id, stream, name) of the kernels, copies and memsets among Kineto events, in
+    launch order. Older torch (2.11) has no `activity_type` on its events: there every event on the
+    CUDA device counts (sync events are not recorded unless asked for)."""
+    def is_work(e):
+        kind = getattr(e, "activity_type", None)
+        return kind() in DEVICE_WORK if kind is not None else e.device_type() == cuda
+    return sorted((e.correlation_id(), e.device_resource_id(), e.name()) for e in events if is_work(e))
 
 
 def foreign_work(activity) -> list[tuple[str, int]]:

@@ -163,6 +163,49 @@ def test_side_stream_work_the_gap_cannot_see_is_flagged(scale_task):
         assert bool(flagged) == cheat, (cheat, flagged)
 
 
+def test_device_work_reads_kineto_events_old_and_new():
+    """The profiler events of this torch (with `activity_type`) and of torch 2.11 (without it: there
+    the device type decides)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+    cuda = torch.autograd.DeviceType.CUDA
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        torch.ones(8).add_(1)
+    events = prof.profiler.kineto_results.events()
+    assert events and guard.device_work(events, cuda) == []       # real events, none of them device work
+
+    class Old:                     # torch 2.11's event: no activity_type
+        def __init__(self, corr, stream, name, device):
+            self.corr, self.stream, self._name, self.device = corr, stream, name, device
+
+        def correlation_id(self):
+            return self.corr
+
+        def device_resource_id(self):
+            return self.stream
+
+        def name(self):
+            return self._name
+
+        def device_type(self):
+            return self.device
+
+    class New(Old):
+        def __init__(self, *args, kind):
+            super().__init__(*args)
+            self.kind = kind
+
+        def activity_type(self):
+            return self.kind
+
+    cpu = torch.autograd.DeviceType.CPU
+    old = [Old(5, 13, "side", cuda), Old(2, 7, "marker", cuda), Old(3, 99, "aten::add_", cpu)]
+    assert guard.device_work(old, cuda) == [(2, 7, "marker"), (5, 13, "side")]
+    new = [New(2, 7, "marker", cuda, kind="kernel"), New(4, 7, "Memset", cuda, kind="gpu_memset"),
+           New(6, 0, "Context Sync", cuda, kind="cuda_sync")]
+    assert guard.device_work(new, cuda) == [(2, 7, "marker"), (4, 7, "Memset")]
+
+
 def test_foreign_work_is_work_off_the_markers_stream():
     activity = [(3, 7, "marker"), (5, 7, "flush"), (8, 7, "candidate_kernel"), (9, 13, "side_kernel"),
                 (10, 13, "Memcpy DtoD")]
