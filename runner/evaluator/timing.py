@@ -16,8 +16,8 @@ One repetition on a GPU (`GpuClock.once`):
 less the median span of an empty pair (`start.record(); end.record()` with nothing between,
 calibrated at start-up: 1.25 us on an H100), i.e. the time the call adds to the stream. Nsight
 Compute's `gpu__time_duration` excludes the event pair's own cost; without the subtraction every
-event time read about 1 us above it (+4.5 % on a 21 us kernel), with it the two agree within 1.5 %
-on the single-kernel calls measured (docs/results/). Baseline and candidate get the same
+event time read about 1 us above it (+4.5 % on a 21 us kernel); with it, single-kernel calls of
+20 us or more agree within -1.7 % to +2.4 % (docs/results/h100-2026-11-23b.md). Baseline and candidate get the same
 subtraction. The flush and the spin
 (a device-side busy wait of twice the host launch time seen in warm-up, one pad for both kernels)
 keep the GPU busy while the CPU launches, so host launch cost is hidden the same way for both.
