@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from .agent import AgentError, list_agents, resolve_agent
+from .evaluator.timing import REGIMES
 from .result import MAX_SPEEDUP
 from .task import TaskError, default_tasks_root, discover, load_task, select
 
@@ -44,7 +45,7 @@ def _timing_options(fn):
                       help="Flag (and score zero) a config whose speedup exceeds this.")(fn)
     fn = click.option("--graph", is_flag=True,
                       help="Time CUDA-graph replays of each call instead of eager calls (GPU; AKA parity).")(fn)
-    fn = click.option("--timing-regime", type=click.Choice(["cold", "warm"]), default="cold", show_default=True,
+    fn = click.option("--timing-regime", type=click.Choice(REGIMES), default="cold", show_default=True,
                       help="cold: L2 flushed before every timed call; warm: back-to-back calls.")(fn)
     return fn
 

@@ -8,6 +8,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE_TASKS = REPO / "tests" / "fixtures" / "tasks"
+SCALE = "triton2triton/scale"
 
 
 @pytest.fixture
@@ -16,6 +17,25 @@ def tasks_root(tmp_path) -> Path:
     root = tmp_path / "tasks"
     shutil.copytree(FIXTURE_TASKS, root)
     return root
+
+
+def edit(root: Path, task: str, old: str, new: str) -> Path:
+    """Replace `old` (which must be there) once in the task's task.toml; returns its path."""
+    path = root / task / "task.toml"
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+def load_error(root: Path, task: str = SCALE):
+    """The TaskError that loading the task raises; its message is one line."""
+    from runner.task import TaskError, load_task
+    with pytest.raises(TaskError) as info:
+        load_task(root / task, root)
+    message = str(info.value)
+    assert "\n" not in message
+    return info.value
 
 
 def gauntlet(*args, check=True, cwd=None, **kwargs) -> subprocess.CompletedProcess:

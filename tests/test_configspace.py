@@ -2,7 +2,6 @@
 the CPU, the baseline filter and the manifest record."""
 import json
 import math
-from pathlib import Path
 
 import pytest
 
@@ -10,9 +9,8 @@ from runner import configspace
 from runner.configspace import TAGS, draw
 from runner.task import TaskError, load_configs, load_task, select
 
-from .conftest import REPO, gauntlet
+from .conftest import REPO, SCALE, edit, gauntlet, load_error
 
-SCALE = "triton2triton/scale"
 ATTEMPT = "triton2triton__scale"
 SHIPPED = select([], REPO / "tasks")
 
@@ -65,14 +63,9 @@ def test_fixture_space_loads(tasks_root):
      "space.cpu_max_elements", "below the smallest shape"),
 ])
 def test_space_errors_name_file_and_field(tasks_root, old, new, field, words):
-    path = tasks_root / SCALE / "task.toml"
-    text = path.read_text()
-    assert old in text, old
-    path.write_text(text.replace(old, new, 1))
-    with pytest.raises(TaskError) as info:
-        load_task(tasks_root / SCALE, tasks_root)
-    message = str(info.value)
-    assert "\n" not in message and message.startswith(f"{path}: {field}: "), message
+    path = edit(tasks_root, SCALE, old, new)
+    message = str(load_error(tasks_root))
+    assert message.startswith(f"{path}: {field}: "), message
     assert words in message, message
 
 

@@ -1,30 +1,12 @@
 """The loader names the file and the field of every problem, in one line."""
 import re
-from pathlib import Path
 
 import pytest
 
 from runner.task import TaskError, load_task, select
 
-from .conftest import REPO, gauntlet
+from .conftest import REPO, SCALE, edit, gauntlet, load_error
 
-SCALE = "triton2triton/scale"
-
-
-def edit(root: Path, task: str, old: str, new: str) -> Path:
-    path = root / task / "task.toml"
-    text = path.read_text()
-    assert old in text, old
-    path.write_text(text.replace(old, new, 1))
-    return path
-
-
-def load_error(root: Path, task: str = SCALE) -> TaskError:
-    with pytest.raises(TaskError) as info:
-        load_task(root / task, root)
-    message = str(info.value)
-    assert "\n" not in message
-    return info.value
 
 
 def test_fixture_loads(tasks_root):

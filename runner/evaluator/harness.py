@@ -397,19 +397,22 @@ class Evaluator:
                 self.flags.append("note: stream watch off on ROCm (its profiler's stream ids are unverified)")
         return self._clock
 
+    def _watch_unavailable(self, exc: Exception) -> None:
+        """The profiler failed: recorded as a note, nothing flagged, no further watching."""
+        self.flags.append(f"note: stream watch unavailable ({type(exc).__name__}: {str(exc)[:100]})")
+        self.streams = None
+
     def start_watch(self) -> None:
         try:
             self.streams.start()
-        except Exception as exc:  # the profiler is unavailable: record, do not flag
-            self.flags.append(f"note: stream watch unavailable ({type(exc).__name__}: {str(exc)[:100]})")
-            self.streams = None
+        except Exception as exc:
+            self._watch_unavailable(exc)
 
     def stop_watch(self, config: Config) -> None:
         try:
             foreign = foreign_work(self.streams.stop())
         except Exception as exc:
-            self.flags.append(f"note: stream watch unavailable ({type(exc).__name__}: {str(exc)[:100]})")
-            self.streams = None
+            self._watch_unavailable(exc)
             return
         if foreign:
             names = ", ".join(sorted({name[:40] for name, _ in foreign})[:3])
@@ -498,7 +501,7 @@ class Evaluator:
         token = self._before()
         self.replaying = replay
         try:
-            _, _, out = self.clock().once(calls["candidate"])
+            _, _, out = clock.once(calls["candidate"])
             self._after("candidate", token, out)
         finally:
             self.replaying = False
@@ -622,10 +625,9 @@ def _warm_up(reference, task: Task, device: str) -> bool:
     if device != "cpu":
         torch.cuda.synchronize()
         try:  # the profiler's first start (CUPTI, its threads) happens now, not in a candidate call
-            from torch.profiler import ProfilerActivity, profile
-            with profile(activities=[ProfilerActivity.CUDA]):
-                torch.ones(1, device="cuda").add_(1)
-                torch.cuda.synchronize()
+            watch = StreamWatch()
+            watch.start()
+            watch.stop()
         except Exception:
             pass
     floats = {str(t.dtype).removeprefix("torch.") for t in (*args, *outs)
