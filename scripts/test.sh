@@ -7,4 +7,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-agents.sh
 bash scripts/setup-docker.sh
-exec python3 -m pytest -q -ra "$@"
+exec "${GAUNTLET_VENV:-.venv}/bin/python" -m pytest -q -ra "$@"
