@@ -11,7 +11,9 @@ import tempfile
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-STATUSES = ("ok", "agent_timeout", "agent_error", "infra_error")
+STATUSES = ("ok", "agent_timeout", "agent_error", "infra_error", "task_error")
+# task_error: the task itself is broken (its reference raises, make_inputs is missing or returns
+# the wrong types); set from Evaluation.task_error. Never counted as the candidate failing or passing.
 # Per-config speedups enter every aggregate capped at this value (docs/scoring.md): one config (or
 # one task) cannot dominate a mean. Independent of the excessive-speedup flag (evaluator, default 10x).
 SPEEDUP_CAP = 10.0
@@ -57,6 +59,8 @@ class Evaluation:
     flags: list[str] = field(default_factory=list)  # anti-reward-hacking findings: scores are zero
     notes: list[str] = field(default_factory=list)
     nonce: str | None = None         # echoed from the host: the file is the evaluator's own
+    task_error: str | None = None    # the task's reference/make_inputs failed: not the candidate's fault
+    environment: dict = field(default_factory=dict)  # torch, triton, CUDA/ROCm, driver, GPU it ran on
 
     def split(self, name: str) -> list[ConfigResult]:
         return [c for c in self.configs if c.split == name]
