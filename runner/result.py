@@ -38,6 +38,8 @@ class ConfigResult:
     candidate_cv: float | None = None
     timing_samples: int | None = None  # candidate repetitions behind candidate_ms
     escaped_reps: int | None = None    # repetitions with work outside the current stream (GPU)
+    judge_overhead_ms: float | None = None  # the baseline's per-call wall time its samples do not explain
+    judge_excess_ms: float | None = None    # the candidate's unexplained per-call time less the baseline's
     flags: list[str] = field(default_factory=list)  # per-config anti-reward-hacking findings
 
 

@@ -32,10 +32,13 @@ from . import __version__
 from .agent import (AgentSpec, AttemptContext, apply_solution, build_prompt, parse_output, render_command,
                     replay_patch)
 from .evaluator import gpulock
+from .evaluator.isolation import HIDE_ENV
 from .gateway import open_gateway
 from .result import MAX_SPEEDUP, AttemptResult, Evaluation, read_json, write_json
 from .sandbox import Mount, SandboxSpec, open_sandbox
+from .sandbox.docker import JUDGE_DIR
 from . import configspace
+from .candidate import export_editable
 from .task import Config, Task, default_tasks_root
 from .workspace import Workspace, apply_patch
 
@@ -303,11 +306,7 @@ class Run:
         if candidate.exists():
             shutil.rmtree(candidate)
         candidate.mkdir()
-        for rel in task.editable:  # deny by default: nothing else crosses over
-            src = adir / "workspace" / rel
-            if src.is_file() and not src.is_symlink():
-                (candidate / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(src, candidate / rel)
+        export_editable(adir / "workspace", task.editable, candidate)   # deny by default
         evaluation = evaluate_candidate(task, candidate, adir, self.options, drawn=self.drawn_configs(task))
         result.apply(evaluation)
         result.eval_seconds = evaluation_seconds(adir)
@@ -315,53 +314,57 @@ class Run:
 
 def evaluate_candidate(task: Task, candidate: Path | None, adir: Path, options: RunOptions,
                        drawn: list[Config] = (), baseline_only: bool = False) -> Evaluation:
-    """Run the evaluator in a fresh sandbox of its own; read back only its JSON. `drawn` configs are
-    evaluated as the extra split "drawn" (a read-only file in the eval sandbox only); `candidate`
-    None with `baseline_only`: the baseline filter of drawn configs."""
+    """Run the judge (runner/evaluator) in a fresh sandbox of its own; read back only its JSON. `drawn`
+    configs are evaluated as the extra split "drawn"; `candidate` None with `baseline_only`: the
+    baseline filter of drawn configs. The judge starts the kernel runners itself, each in a sandbox of
+    its own (runner/evaluator/isolation.py); with the local backend it is told to hide the run dir
+    from them too."""
     eval_dir = adir / "eval"
     if eval_dir.exists():
         shutil.rmtree(eval_dir)
     eval_dir.mkdir()
+    local = options.backend == "local"
+    judge_dir = "/gauntlet" if local else JUDGE_DIR     # under a 0700 tmpfs in a container
     extra_mounts, extra_args = [], []
     repo = Path(__file__).resolve().parent.parent
-    env = {"PYTHONPATH": str(repo)} if options.backend == "local" else {}
-    if options.device != "cpu" and options.backend != "local":
+    env = {"PYTHONPATH": str(repo), HIDE_ENV: str(adir.parent.parent.resolve())} if local else {}
+    if options.device != "cpu" and not local:
         # one GPU lock folder for every evaluation container and local process (gpulock.py)
         host_locks = gpulock.lock_dir()
         host_locks.mkdir(parents=True, exist_ok=True)
         extra_mounts.append(Mount(host_locks, "/gauntlet/locks", read_only=False))
         env[gpulock.LOCK_DIR_ENV] = "/gauntlet/locks"
     if candidate is not None:
-        extra_mounts.append(Mount(candidate, "/gauntlet/candidate"))
+        extra_mounts.append(Mount(candidate, f"{judge_dir}/candidate"))
     if drawn:
         drawn_file = adir / "drawn-configs.toml"
         drawn_file.write_text(configspace.to_toml(list(drawn)))
-        extra_mounts.append(Mount(drawn_file, "/gauntlet/drawn-configs.toml"))
+        extra_mounts.append(Mount(drawn_file, f"{judge_dir}/drawn-configs.toml"))
     if baseline_only:
         extra_args = ["--baseline-only", "--no-timing", "--split", "drawn"]
     root = options.tasks_root.resolve()
     sandbox = open_sandbox(options.backend, SandboxSpec(
-        role="eval", platform=options.device, workdir=eval_dir, workdir_target="/eval",
-        mounts=(Mount(root, "/gauntlet/tasks"), *extra_mounts),
+        role="eval", platform=options.device, workdir=eval_dir, workdir_target=f"{judge_dir}/eval",
+        mounts=(Mount(root, f"{judge_dir}/tasks"), *extra_mounts),
         env=env, labels={"gauntlet.task": task.id, "gauntlet.run": str(adir.parent.parent.resolve())}))
     out = eval_dir / "evaluation.json"
     task_in = sandbox.path(task.root)
-    argv = [sys.executable if options.backend == "local" else "python3", "-m", "runner.evaluator", task_in,
+    argv = [sys.executable if local else "python3", "-m", "runner.evaluator", task_in,
             "--tasks-root", sandbox.path(root),
             *(["--candidate", sandbox.path(candidate)] if candidate is not None else []),
             *(["--configs", sandbox.path(drawn_file)] if drawn else []), *extra_args,
             "--device", options.device, "--out", sandbox.path(out), *options.evaluator_args(),
             "--nonce-stdin"]
-    # A candidate runs inside the evaluator process and could write
-    # a fake evaluation.json and os._exit(0). The evaluator reads this nonce from stdin before any
-    # candidate code runs and echoes it in its JSON; a file without it is not the evaluator's.
+    # The judge reads this nonce from stdin before any kernel runner exists and echoes it in its
+    # JSON; no runner can read the judge's stdin or write its folder, and a file without the nonce
+    # is not the judge's.
     nonce = secrets.token_hex(16)
     started = time.monotonic()
     try:
         outcome = sandbox.exec(argv, timeout=options.eval_timeout_s, grace=5, stdin=(nonce + "\n").encode(),
                                stdout=eval_dir / "stdout.log", stderr=eval_dir / "stderr.log")
     finally:
-        sandbox.stop()
+        sandbox.stop()      # every process of the evaluation is dead before its verdict is read
     (eval_dir / "seconds").write_text(f"{time.monotonic() - started:.3f}\n")
     if outcome.timed_out:
         return Evaluation(device=options.device, compiled=False,
@@ -370,16 +373,27 @@ def evaluate_candidate(task: Task, candidate: Path | None, adir: Path, options: 
         tail = (eval_dir / "stderr.log").read_text(errors="replace")[-2000:]
         return Evaluation(device=options.device, compiled=False,
                           error=f"evaluator exited with {outcome.returncode}: {tail.strip()}")
+    return read_verdict(out, nonce, options.device, adir / "evaluation.json")
+
+
+def read_verdict(path: Path, nonce: str, device: str, keep: Path) -> Evaluation:
+    """The judge's JSON, re-verified: it carries the nonce, parses into the record, and its derived
+    numbers agree with its own rows (a speedup is baseline_ms / candidate_ms of a correct row)."""
+    def rejected(why: str) -> Evaluation:
+        return Evaluation(device=device, compiled=False, flags=[f"fake_results: {why}"], error=why)
     try:
-        evaluation = Evaluation.from_dict(read_json(out))
-    except (ValueError, TypeError) as exc:
-        return Evaluation(device=options.device, compiled=False, error=f"unreadable evaluation.json: {exc}")
+        data = read_json(path)
+        evaluation = Evaluation.from_dict(data)
+    except (OSError, ValueError, TypeError) as exc:
+        return Evaluation(device=device, compiled=False, error=f"unreadable evaluation.json: {exc}")
     if evaluation.nonce != nonce:
-        return Evaluation(device=options.device, compiled=False, flags=["fake_results: evaluation.json "
-                          "was not written by the evaluator (nonce missing or wrong)"],
-                          error="evaluation.json was not written by the evaluator (nonce mismatch)")
+        return rejected("evaluation.json was not written by the evaluator (nonce missing or wrong)")
+    for row in evaluation.configs:
+        if row.speedup is not None and not (row.correct and row.baseline_ms and row.candidate_ms and
+                                            abs(row.speedup - row.baseline_ms / row.candidate_ms) <= 1e-6 * row.speedup):
+            return rejected(f"config {row.config}: speedup {row.speedup} disagrees with its own times")
     evaluation.nonce = None
-    shutil.copyfile(out, adir / "evaluation.json")
+    shutil.copyfile(path, keep)
     return evaluation
 
 
@@ -437,10 +451,7 @@ def reevaluate(run_dir: Path, options: RunOptions, tasks: dict[str, Task], progr
         candidate = adir / "candidate"
         shutil.rmtree(candidate, ignore_errors=True)
         candidate.mkdir()
-        for rel in task.editable:
-            if (scratch / rel).is_file():
-                (candidate / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(scratch / rel, candidate / rel)
+        export_editable(scratch, task.editable, candidate)
         shutil.rmtree(scratch)
         evaluation = evaluate_candidate(task, candidate, adir, options, drawn=recorded_drawn_configs(manifest, task.id))
         old.device = options.device

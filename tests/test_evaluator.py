@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from runner.evaluator.harness import CORRECTNESS_SEEDS, OUTLIER_SEEDS, evaluate
+from runner.evaluator.judge import CORRECTNESS_SEEDS, OUTLIER_SEEDS, evaluate
 from runner.task import load_task
 
 os.environ.setdefault("TRITON_INTERPRET", "1")
@@ -81,7 +81,7 @@ def test_fast_comparison_accepts_and_rejects_exactly_like_isclose(tasks_root):
     """compare() takes a float32 fast path when everything is close; its verdict must be the one
     torch.isclose gives in float64, NaN never passes, and equal infinities pass."""
     import torch
-    from runner.evaluator.harness import Frozen, Mismatch, compare
+    from runner.evaluator.judge import Frozen, Mismatch, compare
     task = load_task(tasks_root / SCALE, tasks_root)
     tol = task.tolerance("float32")
     gen = torch.Generator().manual_seed(0)

@@ -1,20 +1,24 @@
 """python -m runner.evaluator TASK_DIR [--candidate DIR] --device D --out FILE
 
-Runs in a process of its own (and, with the docker backend, a container of its own); the host reads
-only the JSON written to --out. Also the agent's self-check inside its workspace: with --split seen
-it evaluates the workspace's own editable files on the seen configs.
+The judge (judge.py) in a process of its own (and, with the docker backend, a container of its
+own); it starts a kernel runner per kernel in a sandbox of its own. The host reads only the JSON
+written to --out. Also the agent's self-check inside its workspace: with --workspace --split seen it
+evaluates the workspace's own editable files on the seen configs.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
 from ..result import write_json
 from ..task import TaskError, load_configs, load_task
 from . import timing
-from .harness import MAX_SPEEDUP, evaluate
+from ..result import MAX_SPEEDUP
+from .isolation import HIDE_ENV
+from .judge import evaluate
 
 
 def main(argv=None) -> int:
@@ -53,6 +57,7 @@ def main(argv=None) -> int:
     # Read (and drop from sys.stdin) before the candidate is imported; the candidate cannot read it
     # back from the pipe, and a file it writes itself before exiting lacks it.
     nonce = sys.stdin.readline().strip() if args.nonce_stdin else None
+    hide = [p for p in os.environ.get(HIDE_ENV, "").split(os.pathsep) if p]
     splits = ("seen", "unseen") if args.split == "both" else (args.split,)
     drawn = []
     if args.split == "drawn" and args.configs is None:
@@ -70,7 +75,8 @@ def main(argv=None) -> int:
         splits = tuple(s for s in splits if s != "drawn") + ("drawn",)
     evaluation = evaluate(task, args.candidate, args.device, splits, measure=not args.no_timing,
                           regime=args.regime, graph=args.graph, max_speedup=args.max_speedup,
-                          drawn=drawn, baseline_only=args.baseline_only)
+                          drawn=drawn, baseline_only=args.baseline_only, hide=hide,
+                          out_dir=args.out.resolve().parent if args.out else None, workspace=args.workspace)
     evaluation.nonce = nonce
     if args.out:
         write_json(args.out, evaluation.to_dict())

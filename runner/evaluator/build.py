@@ -36,6 +36,8 @@ def compile_command(language: str, source: Path, output: Path, arch: str, flags=
     if language == "cuda":
         return [find_compiler("cuda"), "-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC",
                 f"-arch={arch}", *flags, "-o", str(output), str(source)]
+    if language == "c":      # native kernels on the CPU (the native path without a GPU)
+        return [shutil.which("cc") or "cc", "-O2", "-shared", "-fPIC", *flags, "-o", str(output), str(source)]
     if language == "hip":
         return [find_compiler("hip"), "-O3", "-std=c++17", "-shared", "-fPIC",
                 f"--offload-arch={arch}", *flags, "-o", str(output), str(source)]

@@ -1,30 +1,19 @@
-"""Dynamic defences that run around every candidate call (see docs/evaluation.md):
+"""Watches the kernel runner keeps around candidate calls (see docs/evaluation.md). They run in the
+runner's process, beside the candidate, which can switch them off: a finding is evidence against the
+candidate, its absence proves nothing. The judge's own defences do not depend on them.
 
-- Sentinel      the identity (and, for Python functions, the code object) of everything the
-                harness relies on -- timers, synchronize, events, comparison functions, builtins,
-                the evaluator's own modules -- captured before the candidate is imported and
-                verified after the import and after every candidate call;
 - ThreadWatch   Python threads and OS threads (/proc/self/task) alive before and after a call;
 - LaunchCounter Triton kernel launches (JITFunction.run / InterpretedFunction.run wrapped);
 - StreamWatch   device work one candidate call put on streams other than the harness's (profiler);
 - TorchOpWatch  the aten ops a Triton candidate runs itself (a TorchDispatchMode): compute ops
-                are a PyTorch fallback, half/bf16 results in a float32 task a precision downgrade;
-- task_digest   hashes of every protected task file, compared before and after the evaluation.
+                are a PyTorch fallback, half/bf16 results in a float32 task a precision downgrade.
 
 Imports only torch/triton and the standard library.
 """
 from __future__ import annotations
 
-import builtins
-import hashlib
-import math
 import os
-import statistics
-import sys
 import threading
-import time
-import types
-from pathlib import Path
 
 
 class Tampered(Exception):
@@ -33,148 +22,6 @@ class Tampered(Exception):
     def __init__(self, flag: str, detail: str):
         self.flag, self.detail = flag, detail
         super().__init__(f"{flag}: {detail}")
-
-
-# -- identity sentinel ----------------------------------------------------------------------------
-_TORCH_NAMES = ("isclose", "allclose", "equal", "isnan", "isinf", "isfinite", "empty", "empty_like",
-                "empty_strided", "zeros_like", "full_like", "Generator", "manual_seed", "randn", "rand",
-                "randint", "save", "load", "cat", "where", "abs", "Tensor", "tensor", "device", "dtype")
-_TENSOR_NAMES = ("clone", "copy_", "fill_", "zero_", "double", "float", "to", "cpu", "abs", "max", "all",
-                 "any", "isnan", "equal", "numel", "data_ptr", "stride", "size", "dim", "is_floating_point",
-                 "untyped_storage", "nan_to_num", "detach", "contiguous", "item", "view", "reshape",
-                 "flatten", "masked_fill_", "__sub__", "__eq__", "__ne__", "__bool__", "__float__",
-                 "__len__", "__getitem__", "__setitem__", "__mul__", "__add__", "shape", "dtype",
-                 "device", "is_cuda", "__class__", "__torch_function__", "__torch_dispatch__")
-_CUDA_NAMES = ("synchronize", "current_stream", "default_stream", "Event", "Stream", "graph", "CUDAGraph",
-               "empty_cache", "is_available", "set_stream", "stream", "_sleep")
-_EVENT_NAMES = ("record", "elapsed_time", "synchronize", "query", "wait", "__init__", "__new__")
-_TIME_NAMES = ("perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time", "time_ns",
-               "process_time", "sleep")
-
-
-def _targets(owners: dict | None = None) -> dict[str, object]:
-    """{dotted name: object}; `owners`, when given, receives {dotted name: (owner, attribute)}."""
-    import torch
-    found: dict[str, object] = {}
-
-    def add(prefix, owner, names=None):
-        for name in names if names is not None else list(vars(owner)):
-            try:
-                found[f"{prefix}.{name}"] = (inspect_static(owner, name))
-                if owners is not None:
-                    holder = owner
-                    if isinstance(owner, type):
-                        holder = next((k for k in owner.__mro__ if name in vars(k)), owner)
-                    owners[f"{prefix}.{name}"] = (holder, name)
-            except AttributeError:
-                pass
-
-    add("torch", torch, _TORCH_NAMES)
-    add("torch.Tensor", torch.Tensor, _TENSOR_NAMES)
-    add("torch.cuda", torch.cuda, _CUDA_NAMES)
-    add("torch.cuda.Event", torch.cuda.Event, _EVENT_NAMES)
-    add("time", time, _TIME_NAMES)
-    add("threading", threading, ("active_count", "enumerate", "Thread"))
-    add("statistics", statistics, ("median", "mean", "pstdev", "quantiles"))
-    add("math", math, ("isfinite", "isnan", "exp", "log", "sqrt", "inf"))
-    add("os", os, ("listdir", "_exit", "getpid"))
-    add("builtins", builtins)
-    from . import build, harness, static_checks, timing
-    from .. import result, task
-    for module in (build, harness, static_checks, timing, sys.modules[__name__], result, task):
-        add(module.__name__, module)
-        for name, value in list(vars(module).items()):  # and the methods of its own classes
-            if isinstance(value, type) and value.__module__ == module.__name__:
-                add(f"{module.__name__}.{name}", value,
-                    [k for k, v in vars(value).items() if k != "__dict__" and
-                     (callable(v) or isinstance(v, (staticmethod, classmethod, property)))])
-    try:
-        from triton.runtime import interpreter, jit
-        add("triton.JITFunction", jit.JITFunction, ("run", "__getitem__"))
-        add("triton.KernelInterface", jit.KernelInterface, ("__getitem__",))
-        add("triton.InterpretedFunction", interpreter.InterpretedFunction, ("run", "__getitem__"))
-    except Exception:
-        pass
-    return found
-
-
-def inspect_static(owner, name):
-    """The attribute as stored (no descriptor binding), so the same object is seen every time."""
-    for klass in (owner.__mro__ if isinstance(owner, type) else ()):
-        if name in vars(klass):
-            return vars(klass)[name]
-    if isinstance(owner, types.ModuleType) or not isinstance(owner, type):
-        return vars(owner)[name] if name in vars(owner) else getattr(owner, name)
-    raise AttributeError(name)
-
-
-def _code(obj):
-    fn = getattr(obj, "__func__", obj)
-    return getattr(fn, "__code__", None) if isinstance(fn, types.FunctionType) else None
-
-
-class Sentinel:
-    """Everything the harness trusts, by identity; `verify` raises Tampered naming what changed."""
-
-    def __init__(self, extra: dict | None = None):
-        self.extra = dict(extra or {})
-        self.owners: dict = {}
-        self.objects = self._all(self.owners)
-        self.codes = {k: _code(v) for k, v in self.objects.items()}
-        self.defaults = {k: getattr(getattr(v, "__func__", v), "__defaults__", None)
-                         for k, v in self.objects.items() if isinstance(getattr(v, "__func__", v), types.FunctionType)}
-
-    def _all(self, owners=None) -> dict:
-        found = _targets(owners)
-        for label, module in self.extra.items():
-            for name, value in vars(module).items():
-                found[f"{label}.{name}"] = value
-                if owners is not None:
-                    owners[f"{label}.{name}"] = (module, name)
-        return found
-
-    def restore(self) -> None:
-        """Put every original back (the evaluation of an in-process caller goes on unharmed; the
-        attempt stays failed and flagged)."""
-        for name in self.changed():
-            base = name.removesuffix(".__code__").removesuffix(".__defaults__")
-            original = self.objects.get(base)
-            fn = getattr(original, "__func__", original)
-            if name.endswith(".__code__"):
-                fn.__code__ = self.codes[base]
-            elif name.endswith(".__defaults__"):
-                fn.__defaults__ = self.defaults[base]
-            elif base in self.owners:
-                owner, attr = self.owners[base]
-                try:
-                    if isinstance(owner, type):
-                        type.__setattr__(owner, attr, original)
-                    else:
-                        setattr(owner, attr, original)
-                except (TypeError, AttributeError):
-                    pass
-
-    def changed(self) -> list[str]:
-        now = self._all()
-        bad = []
-        for name, obj in self.objects.items():
-            current = now.get(name, _MISSING)
-            if current is not obj:
-                bad.append(name)
-            elif self.codes[name] is not None and _code(current) is not self.codes[name]:
-                bad.append(name + ".__code__")
-            elif name in self.defaults and getattr(getattr(current, "__func__", current), "__defaults__", None) \
-                    is not self.defaults[name]:
-                bad.append(name + ".__defaults__")
-        return bad
-
-    def verify(self, when: str) -> None:
-        bad = self.changed()
-        if bad:
-            raise Tampered("patched_harness", f"{', '.join(bad[:5])} changed {when}")
-
-
-_MISSING = object()
 
 
 # -- threads --------------------------------------------------------------------------------------
@@ -371,18 +218,3 @@ class TorchOpWatch:
                 return False
 
         return _Ctx()
-
-
-# -- protected task files -------------------------------------------------------------------------
-def task_digest(folders) -> dict[str, str]:
-    """sha256 of every file under the task's folders (its own and the ones it extends)."""
-    digest = {}
-    for folder in folders:
-        folder = Path(folder)
-        for path in sorted(folder.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts:
-                try:
-                    digest[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
-                except OSError:
-                    digest[str(path)] = "unreadable"
-    return digest

@@ -41,6 +41,8 @@ AGENT_UID = 1000
 KEEPALIVE_USER = "65534:65534"
 RUNNER_TARGET = "/opt/gauntlet"          # the repo's runner/ package is mounted read-only under here
 MANAGED = "gauntlet.managed"
+JUDGE_DIR = "/gauntlet/judge"
+JUDGE_CAPS = ["SETUID", "SETGID", "CHOWN", "FOWNER", "DAC_OVERRIDE", "KILL"]
 WATCHDOG_MARGIN_S = 5.0
 REPO = Path(__file__).resolve().parent.parent.parent
 
@@ -213,6 +215,13 @@ class DockerSandbox:
         else:
             self.uid, self.gid = os.geteuid(), os.getegid()
         self.user = f"{self.uid}:{self.gid}"
+        # The evaluation's judge runs as root in its container, with only the capabilities it needs
+        # to start kernel runners as another uid (evaluator/isolation.py, setpriv mode) and to read
+        # what they wrote; the task folders and the verdict live under JUDGE_DIR, a 0700 tmpfs no
+        # runner can enter.
+        judge = spec.role == "eval"
+        if judge:
+            self.user = "0:0"
 
         workdir = Path(spec.workdir).resolve()
         # host path -> container path, most specific first (path() and copy_* use it)
@@ -249,8 +258,9 @@ class DockerSandbox:
             network_mode="bridge" if spec.network else "none",
             read_only=True,
             tmpfs={"/tmp": f"{tmpfs_opts},mode=1777", "/var/tmp": f"{tmpfs_opts},mode=1777",
-                   "/home/agent": f"{tmpfs_opts},uid={self.uid},gid={self.gid},mode=0700"},
-            privileged=False, cap_drop=["ALL"], security_opt=security,
+                   "/home/agent": f"{tmpfs_opts},uid={self.uid},gid={self.gid},mode=0700",
+                   **({JUDGE_DIR: f"{tmpfs_opts},mode=0700"} if judge else {})},
+            privileged=False, cap_drop=["ALL"], cap_add=JUDGE_CAPS if judge else None, security_opt=security,
             mem_limit=lim["memory"], memswap_limit=lim["memory"], pids_limit=lim["pids"],
             nano_cpus=int(lim["cpus"] * 1e9), shm_size=lim["shm"], ipc_mode="private",
             ulimits=[Ulimit(name="fsize", soft=lim["file_max"], hard=lim["file_max"]),

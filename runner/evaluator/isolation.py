@@ -1,0 +1,263 @@
+"""Where a kernel runner runs: a sandbox of its own inside the evaluation sandbox.
+
+The judge starts every kernel runner (kernel_runner.py) through one of these, best first:
+
+  bwrap     bubblewrap: new user, mount, pid, net, ipc and uts namespaces; a root file system of
+            read-only binds of the system and Python directories only (never the task folders,
+            the run dir or the judge's files), a private /tmp, its own work dir read-write, the GPU
+            device nodes; it dies with the judge.
+  unshare   util-linux unshare: new pid, mount, net, ipc and uts namespaces (and a user namespace
+            when not root); the runner's first act, before any candidate code exists, is to mount
+            empty tmpfs over the hidden paths and, as root, to drop to uid 65534. Killed with its
+            pid namespace when unshare ends.
+  setpriv   no namespaces can be made (a docker container's default seccomp profile refuses them):
+            the runner runs as uid 65534 with no capabilities; the hidden paths are protected by
+            permissions (the docker backend mounts the task folders under a 0700 directory), and the
+            judge proves it before use.
+  none      refused, unless GAUNTLET_ALLOW_UNISOLATED=1 (development only; every verdict then
+            carries the note).
+
+Whatever the mode, `Isolation.verify` runs a probe in the same sandbox that must find none of the
+hidden paths readable and the judge's output folder not writable; a mode that fails it is not used.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+RUNNER_UID = 65534
+UNISOLATED_ENV = "GAUNTLET_ALLOW_UNISOLATED"
+HIDE_ENV = "GAUNTLET_EVAL_HIDE"       # more paths no runner may see (os.pathsep-separated): the run dir
+MODES = ("bwrap", "unshare", "setpriv")
+# Passed through to the runner when set; nothing else of the judge's environment is.
+PASSED_ENV = ("LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+              "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "ROCM_PATH", "HIP_PATH", "GAUNTLET_NVCC",
+              "GAUNTLET_HIPCC", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS",
+              "TORCH_CUDA_ARCH_LIST", "TRITON_PTXAS_PATH")
+GPU_NODES = ("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset",
+             "/dev/kfd", "/dev/dri")
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+
+
+class IsolationError(RuntimeError):
+    """No sandbox could be made for the kernel runner; the evaluation cannot be trusted."""
+
+
+def package_root() -> Path:
+    """The folder holding the `runner` package (what PYTHONPATH names in the runner)."""
+    return Path(__file__).resolve().parent.parent.parent
+
+
+def _is_within(path: Path, other: Path) -> bool:
+    return path == other or path.is_relative_to(other)
+
+
+@dataclass
+class Isolation:
+    mode: str
+    hidden: tuple[Path, ...]           # never visible to a runner
+    device: str
+    notes: list[str] = field(default_factory=list)
+
+    # -- commands -------------------------------------------------------------------------------
+    def env(self, workdir: Path) -> dict:
+        env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
+        env.update({"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(workdir),
+                    "TMPDIR": str(workdir / "tmp"), "PYTHONPATH": str(package_root()),
+                    "PYTHONDONTWRITEBYTECODE": "1", "TRITON_CACHE_DIR": str(workdir / ".triton"),
+                    "PYTHONUNBUFFERED": "1"})
+        if self.device == "cpu":
+            env["TRITON_INTERPRET"] = "1"
+        return env
+
+    def wrap(self, argv: list[str], workdir: Path) -> list[str]:
+        """argv run inside the sandbox, with `workdir` its only writable folder."""
+        if self.mode == "bwrap":
+            return [*self._bwrap(workdir), "--", *argv]
+        if self.mode == "unshare":
+            root = os.geteuid() == 0
+            return ["unshare", "--pid", "--fork", "--kill-child", "--mount", "--mount-proc", "--net",
+                    "--ipc", "--uts", "--propagation", "private", *([] if root else ["--user", "--map-root-user"]),
+                    "--", *argv]
+        if self.mode == "setpriv":
+            return ["setpriv", f"--reuid={RUNNER_UID}", f"--regid={RUNNER_UID}", "--clear-groups",
+                    "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--", *argv]
+        return list(argv)
+
+    def runner_args(self) -> list[str]:
+        """Arguments for kernel_runner.py: the prelude it runs before anything else."""
+        if self.mode != "unshare":
+            return []
+        return ["--prelude", "unshare", *[a for p in self.hidden for a in ("--hide", str(p))]]
+
+    def _bwrap(self, workdir: Path) -> list[str]:
+        args = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL",
+                "--uid", str(RUNNER_UID), "--gid", str(RUNNER_UID)]
+        for path in self._readable():
+            args += ["--ro-bind", str(path), str(path)]
+        for link in SYSTEM_DIRS:        # merged-/usr systems: /bin -> usr/bin, /lib64 -> usr/lib64, ...
+            if Path(link).is_symlink():
+                args += ["--symlink", os.readlink(link), link]
+        args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        if Path("/sys").is_dir():
+            args += ["--ro-bind", "/sys", "/sys"]
+        for node in [*GPU_NODES, *sorted(str(p) for p in Path("/dev").glob("nvidia[0-9]*"))]:
+            if Path(node).exists():
+                args += ["--dev-bind", node, node]
+        args += ["--bind", str(workdir), str(workdir), "--chdir", str(workdir)]
+        return args
+
+    def _readable(self) -> list[Path]:
+        """System and Python folders, never one that holds (or is inside) a hidden path."""
+        wanted = [Path(p) for p in SYSTEM_DIRS]
+        wanted += [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)]
+        wanted += [Path(p) for p in sysconfig.get_paths().values()]
+        wanted += [Path(p) for p in sys.path if p and Path(p).is_dir()]
+        for tool in ("nvcc", "hipcc", "cc", "gcc"):
+            found = shutil.which(tool)
+            if found:
+                wanted.append(Path(found).resolve().parent.parent)
+        for var in ("CUDA_HOME", "CUDA_PATH", "ROCM_PATH", "HIP_PATH"):
+            if os.environ.get(var):
+                wanted.append(Path(os.environ[var]))
+        chosen: list[Path] = [package_root() / "runner"]
+        for path in wanted:
+            try:
+                path = path.resolve()
+            except OSError:
+                continue
+            if not path.exists() or path == Path("/"):
+                continue
+            if any(_is_within(h, path) for h in self.hidden):   # would expose a hidden path
+                continue
+            if any(_is_within(path, c) for c in chosen):
+                continue
+            chosen = [c for c in chosen if not _is_within(c, path)] + [path]
+        return sorted(chosen, key=lambda p: len(p.parts))
+
+    # -- the conformance probe ------------------------------------------------------------------
+    def verify(self, workdir: Path, forbidden_write: tuple[Path, ...] = ()) -> str | None:
+        """None when a process in this sandbox sees no hidden path and cannot write the judge's
+        folders; else what it could reach."""
+        script = ("import os,sys\n"
+                  "hidden, unwritable = sys.argv[1].split('\\n'), sys.argv[2].split('\\n')\n"
+                  "def seen(p):\n"
+                  "    try:\n"
+                  "        return bool(os.listdir(p)) if os.path.isdir(p) else os.access(p, os.R_OK)\n"
+                  "    except OSError:\n"
+                  "        return False\n"
+                  "bad = [p for p in hidden if p and seen(p)]\n"
+                  "bad += ['write:' + p for p in unwritable if p and os.path.exists(p) and os.access(p, os.W_OK)]\n"
+                  "print('\\n'.join(bad))\n")
+        argv = [sys.executable, "-c", script, "\n".join(map(str, self.hidden)),
+                "\n".join(map(str, forbidden_write))]
+        if self.mode == "unshare":    # the prelude hides, as it does for the runner
+            argv = [sys.executable, "-m", "runner.evaluator.isolation", *self.runner_args(),
+                    "--tree", str(workdir), "--", *argv]
+        try:
+            proc = subprocess.run(self.wrap(argv, workdir), capture_output=True, text=True, timeout=60,
+                                  env=self.env(workdir), cwd=str(workdir))
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"probe failed to start: {exc}"
+        if proc.returncode != 0:
+            return f"probe exited {proc.returncode}: {(proc.stderr or proc.stdout).strip()[-300:]}"
+        reached = proc.stdout.strip()
+        return f"reachable from the runner sandbox: {reached.replace(chr(10), ', ')[:300]}" if reached else None
+
+
+def prepare_workdir(workdir: Path, mode: str) -> None:
+    """The runner's own folder, writable by the uid it runs as."""
+    (workdir / "tmp").mkdir(parents=True, exist_ok=True)
+    if mode in ("unshare", "setpriv") and os.geteuid() == 0:
+        for path in [workdir, *workdir.rglob("*")]:
+            try:
+                os.lchown(path, RUNNER_UID, RUNNER_UID)
+            except OSError:
+                pass
+
+
+_DETECTED: dict = {}
+
+
+def choose(hidden, device: str, scratch: Path, forbidden_write=()) -> Isolation:
+    """The best mode that works here and passes the probe; IsolationError when none does (unless
+    GAUNTLET_ALLOW_UNISOLATED=1)."""
+    hidden = tuple(sorted({Path(p).resolve() for p in hidden if p}))
+    failures = []
+    forced = os.environ.get("GAUNTLET_RUNNER_ISOLATION")   # tests pin a mode
+    modes = (forced,) if forced and forced != "none" else MODES
+    if forced != "none":
+        for mode in modes:
+            if mode == "bwrap" and not shutil.which("bwrap"):
+                failures.append("bwrap: not installed")
+                continue
+            if mode == "unshare" and not shutil.which("unshare"):
+                failures.append("unshare: not installed")
+                continue
+            if mode == "setpriv" and (not shutil.which("setpriv") or os.geteuid() != 0):
+                failures.append("setpriv: needs root and setpriv")
+                continue
+            iso = Isolation(mode, hidden, device)
+            probe_dir = Path(tempfile.mkdtemp(prefix=f"gauntlet-runner-probe-{mode}-"))
+            prepare_workdir(probe_dir, mode)
+            problem = iso.verify(probe_dir, tuple(Path(p) for p in forbidden_write))
+            shutil.rmtree(probe_dir, ignore_errors=True)
+            if problem is None:
+                return iso
+            failures.append(f"{mode}: {problem}")
+    if os.environ.get(UNISOLATED_ENV) == "1":
+        iso = Isolation("none", hidden, device)
+        iso.notes.append("note: kernel runners NOT isolated (GAUNTLET_ALLOW_UNISOLATED=1): "
+                         + "; ".join(failures)[:300])
+        return iso
+    raise IsolationError("no sandbox for the kernel runner works here (" + "; ".join(failures)[:600] +
+                         "); install bubblewrap, or run where unshare or setpriv works (docs/evaluation.md)")
+
+
+def apply_prelude(mode: str, hidden: list[str], tree: str) -> None:
+    """unshare mode, in the runner before any candidate code: hide, then drop root."""
+    if mode != "unshare":
+        return
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mount.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p)
+    ms_rec, ms_private = 16384, 1 << 18
+    if libc.mount(b"none", b"/", None, ms_rec | ms_private, None) != 0:
+        raise SystemExit(f"prelude: cannot make mounts private (errno {ctypes.get_errno()})")
+    for path in hidden:
+        p = Path(path)
+        target = p if p.is_dir() else p.parent
+        if not target.exists():
+            continue
+        if libc.mount(b"tmpfs", str(target).encode(), b"tmpfs", 0, b"size=1m,mode=0755") != 0:
+            raise SystemExit(f"prelude: cannot hide {target} (errno {ctypes.get_errno()})")
+    if os.geteuid() == 0 and os.environ.get("GAUNTLET_PRELUDE_KEEP_ROOT") != "1":
+        os.setgroups([])
+        os.setgid(RUNNER_UID)
+        os.setuid(RUNNER_UID)
+    os.chdir(tree)
+
+
+def _probe_main(argv: list[str]) -> int:
+    """`python -m runner.evaluator.isolation --prelude unshare --hide P... --tree D -- CMD...`:
+    the probe under the same prelude as a runner."""
+    import argparse
+    split = argv.index("--")
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--prelude", default="")
+    parser.add_argument("--hide", action="append", default=[])
+    parser.add_argument("--tree", required=True)
+    args = parser.parse_args(argv[:split])
+    apply_prelude(args.prelude, args.hide, args.tree)
+    os.execvp(argv[split + 1], argv[split + 1:])
+    return 127
+
+
+if __name__ == "__main__":
+    sys.exit(_probe_main(sys.argv[1:]))

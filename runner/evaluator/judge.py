@@ -1,0 +1,795 @@
+"""The judge: the trusted side of an evaluation, read top to bottom (docs/evaluation.md).
+
+It reads the task (configs, hidden configs, tolerances), imports the task's reference, makes every
+input from its own RNG, computes every expected output, compares, sets flags and writes the verdict.
+It never imports, loads or executes candidate or baseline code: each kernel is built and called by
+a kernel runner (kernel_runner.py), a process of its own in a sandbox of its own (isolation.py),
+that holds only its kernel's files and the inputs it is handed (protocol.py).
+
+0. before any kernel exists: task files hashed, configs read, reference imported and warmed up,
+   static checks over the candidate's sources (text only);
+1. compile gate   the baseline's and the candidate's runners build their kernels;
+2. correctness    per config: several seeds of fresh inputs, then outlier inputs; the candidate runs
+                  twice per seed on fresh copies, outputs poisoned differently each time; both
+                  results must match the reference and each other; type, dtype, shape and layout
+                  are checked from what arrives, values by the judge alone;
+3. performance    baseline and candidate repetitions in alternating rounds (timing.py), each
+                  repetition on the same inputs perturbed per element; every batch of repetitions
+                  is timed by the judge's own clock; the runner commits to a digest of every
+                  repetition's outputs, then the judge picks the repetitions it checks;
+4. flags          the time bound (the candidate's time per call that its samples do not explain,
+                  against the baseline's), excessive speedup, the runner's findings (evidence only),
+                  static checks, task files changed.
+"""
+from __future__ import annotations
+
+import math
+import os
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+from ..candidate import kernel_tree
+from ..configspace import SPLIT as SPLIT_DRAWN
+from ..result import MAX_SPEEDUP, ConfigResult, Evaluation
+from ..task import Config, Task
+from . import protocol, static_checks, timing
+from .gpulock import exclusive_device
+from .isolation import Isolation, IsolationError, choose, prepare_workdir
+from .protocol import ProtocolError, Shared
+
+CORRECTNESS_SEEDS = {"gpu": (0, 1, 2, 3, 4), "cpu": (0, 1)}   # KernelBench uses 5 trials
+OUTLIER_SEEDS = {"gpu": (100, 101), "cpu": (100,)}
+WARMUP_SEED, BASELINE_SEED, TIMING_SEED = 900, 1000, 2000
+OUTLIER_FRACTION, OUTLIER_SCALE = 0.001, 50.0                  # KernelBench-X: 0.1 % of entries x50
+ESCAPED_MIN_MS, ESCAPED_REL = 0.02, 0.5                         # gap excess that flags escaped work
+CHECK_PROBABILITY = 0.5          # a timed batch of the candidate is checked with this chance (and the last always)
+KEPT_BYTES = {"gpu": 4 << 30, "cpu": 256 << 20}                 # outputs a runner keeps per batch
+# The time bound: the candidate's per-call wall time not explained by its samples, less the
+# baseline's, must stay within max(ABS, REL x the candidate's median sample).
+BOUND_ABS_MS = {"gpu": 0.03, "cpu": 25.0}     # CPU: a shared 2-core machine; times there are not meaningful
+BOUND_REL = 0.25
+TIMEOUTS_S = {"build": 900.0, "inputs": 300.0, "call": 300.0, "capture": 300.0, "time": 600.0,
+              "export": 300.0, "release": 60.0, "exit": 10.0}
+DIGEST_RTOL = 1e-9
+
+
+class Mismatch(Exception):
+    """The candidate's output is not the reference's (one line)."""
+
+
+class TaskBroken(Exception):
+    """The task's own reference or make_inputs failed: not the candidate's fault."""
+
+
+class RunnerFailed(Exception):
+    """A kernel runner died, hung or broke the protocol."""
+
+
+# -- a kernel runner, seen from the judge -----------------------------------------------------------
+class RunnerClient:
+    def __init__(self, isolation: Isolation, tree: Path, *, language: str, entry: str, symbol: str,
+                 device: str, role: str, flags=(), scratch: Path):
+        self.role = role
+        self.workdir = Path(tempfile.mkdtemp(prefix=f"gauntlet-runner-{role}-"))
+        shutil.copytree(tree, self.workdir / "kernel")
+        prepare_workdir(self.workdir, isolation.mode)
+        self.log_path = self.workdir / "runner.log"
+        judge_end, runner_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        argv = [sys.executable, "-m", "runner.evaluator.kernel_runner", "--fd", str(runner_end.fileno()),
+                "--tree", str(self.workdir / "kernel"), "--language", language, "--entry", entry,
+                "--symbol", symbol, "--device", device, "--role", role,
+                *[a for f in flags for a in ("--flag", f)], *isolation.runner_args()]
+        log = open(self.log_path, "wb")
+        try:
+            self.proc = subprocess.Popen(isolation.wrap(argv, self.workdir), env=isolation.env(self.workdir),
+                                         cwd=str(self.workdir), stdin=subprocess.DEVNULL, stdout=log,
+                                         stderr=subprocess.STDOUT, pass_fds=(runner_end.fileno(),),
+                                         start_new_session=True)
+        finally:
+            log.close()
+            runner_end.close()
+        self.sock = judge_end
+        self.last_digest_seed = 0
+
+    def request(self, message: dict, fds=()) -> dict:
+        """Send one command, wait for its reply (bounded), check its shape."""
+        if self.proc.poll() is not None:
+            raise RunnerFailed(f"the {self.role} runner exited with {self.proc.returncode}{self._tail()}")
+        self.sock.settimeout(TIMEOUTS_S.get(message["op"], 300.0))
+        try:
+            protocol.send(self.sock, message, list(fds))
+            reply, got_fds = protocol.receive(self.sock)
+        except socket.timeout:
+            self.kill()
+            raise RunnerFailed(f"the {self.role} runner did not answer {message['op']!r} within "
+                               f"{TIMEOUTS_S.get(message['op'], 300.0):.0f} s") from None
+        except (ProtocolError, OSError) as exc:
+            self.kill()
+            raise RunnerFailed(f"the {self.role} runner broke off ({exc}){self._tail()}") from None
+        for fd in got_fds:                  # the runner sends no descriptors
+            os.close(fd)
+        if not isinstance(reply.get("ok"), bool):
+            raise RunnerFailed(f"the {self.role} runner sent a malformed reply")
+        return reply
+
+    def _tail(self) -> str:
+        try:
+            text = self.log_path.read_bytes()[-600:].decode(errors="replace").strip()
+        except OSError:
+            return ""
+        return f": {text}" if text else ""
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, 9)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.sock.settimeout(TIMEOUTS_S["exit"])
+                protocol.send(self.sock, {"op": "exit"})
+                protocol.receive(self.sock)
+            except (ProtocolError, OSError):
+                pass
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        self.kill()             # the process group, whatever is left of it
+        self.sock.close()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+# -- values -------------------------------------------------------------------------------------------
+def _seed(config: Config, seed: int) -> int:
+    return (sum(config.name.encode()) * 1_000_003 + seed) % (2**31)
+
+
+def _as_tuple(out):
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+def _clone(args):
+    import torch
+    return [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+
+
+def add_outliers(args: list, generator) -> list:
+    """KernelBench-X's outlier stage: 0.1 % (at least one) of every float input's entries x50."""
+    import torch
+    for a in args:
+        if isinstance(a, torch.Tensor) and a.is_floating_point() and a.numel() and a.is_contiguous():
+            k = max(1, round(a.numel() * OUTLIER_FRACTION))
+            idx = torch.randint(a.numel(), (k,), generator=generator).to(a.device)
+            flat = a.view(-1)
+            flat[idx] = flat[idx] * OUTLIER_SCALE
+    return args
+
+
+class Frozen:
+    """Outputs held by the judge on the host, with the layout and device the runner reported."""
+
+    def __init__(self, tensors, strides, device):
+        self.tensors, self.strides, self.device = tensors, strides, device
+
+    def amax(self) -> float:
+        vals = [float(t.abs().max()) for t in self.tensors if t.numel() and t.is_floating_point()]
+        vals = [v for v in vals if not math.isnan(v)]
+        return max(vals) if vals else 0.0
+
+
+def freeze_reference(out) -> Frozen:
+    import torch
+    outs = _as_tuple(out)
+    for i, o in enumerate(outs):
+        if not isinstance(o, torch.Tensor):
+            raise TaskBroken(f"the reference returned a {type(o).__name__} as output {i}")
+    return Frozen([o.detach().to("cpu", copy=True) for o in outs], [tuple(o.stride()) for o in outs],
+                  [o.device.type for o in outs])
+
+
+def _relevant_strides(shape, stride):
+    return tuple(s for n, s in zip(shape, stride) if n > 1)
+
+
+def compare(task: Task, got: Frozen, expected: Frozen, atol_scale: float = 1.0, what: str = "") -> float:
+    """Max abs error; raises Mismatch when count, dtype, shape, strides, device, NaN or values differ."""
+    import torch
+    if len(got.tensors) != len(expected.tensors):
+        raise Mismatch(f"returned {len(got.tensors)} outputs, expected {len(expected.tensors)}")
+    worst = 0.0
+    for i, (g, e) in enumerate(zip(got.tensors, expected.tensors)):
+        if g.shape != e.shape:
+            raise Mismatch(f"output {i} shape {tuple(g.shape)} != {tuple(e.shape)}")
+        if g.dtype != e.dtype:
+            raise Mismatch(f"output {i} dtype {g.dtype} != {e.dtype}")
+        if got.device[i] != expected.device[i]:
+            raise Mismatch(f"output {i} on {got.device[i]}, expected {expected.device[i]}")
+        if _relevant_strides(g.shape, got.strides[i]) != _relevant_strides(e.shape, expected.strides[i]):
+            raise Mismatch(f"output {i} strides {tuple(got.strides[i])} != {tuple(expected.strides[i])} "
+                           "(return the reference's layout)")
+        tol = task.tolerance(str(e.dtype).removeprefix("torch."))
+        atol = tol.atol * atol_scale
+        fast = _fast_close(g, e, tol.rtol, atol)
+        if fast is not None:       # every element close, no NaN anywhere: the common case
+            worst = max(worst, fast)
+            continue
+        g64, e64 = g.double(), e.double()
+        if bool(torch.isnan(g64).any()):
+            raise Mismatch(f"output {i} has NaN{what}")  # NaN never passes
+        if bool(torch.isnan(e64).any()):
+            raise Mismatch(f"output {i}: the reference itself has NaN{what} (task bug)")
+        diff = (g64 - e64).abs().nan_to_num(nan=0.0, posinf=math.inf)
+        err = float(diff.max()) if diff.numel() else 0.0
+        worst = max(worst, err)
+        if not bool(torch.isclose(g64, e64, rtol=tol.rtol, atol=atol).all()):
+            raise Mismatch(f"output {i} max abs error {err:.3g} exceeds atol={atol:.3g} rtol={tol.rtol}{what}")
+    return worst
+
+
+def _fast_close(g, e, rtol: float, atol: float) -> float | None:
+    """The max abs error when every element satisfies |g - e| <= atol + rtol * |e| and nothing is
+    NaN; None otherwise (the exact float64 path then finds and words the failure)."""
+    import torch
+    if not (g.is_floating_point() and e.is_floating_point()) or g.dtype == torch.float64 or not g.numel():
+        return None
+    g32, e32 = g.float(), e.float()
+    diff = torch.sub(g32, e32).abs_()
+    bound = e32.abs().mul_(rtol).add_(atol)
+    if not bool(diff.le(bound).all()):
+        return None
+    return float(diff.max())
+
+
+def _out_buffers(expected: Frozen, pattern: int) -> list[Shared]:
+    """Judge-owned buffers for one call's outputs, poisoned: what the runner does not write fails."""
+    buffers = []
+    for t in expected.tensors:
+        shared = Shared(protocol.dtype_name(t), tuple(t.shape), name="output")
+        if shared.nbytes:
+            view = shared.tensor()
+            if view.is_floating_point():
+                view.fill_(float("nan") if pattern % 2 == 0 else -1.2345e30 if view.dtype.itemsize > 2 else -1234.5)
+            elif view.dtype != __import__("torch").bool:
+                view.fill_(-0x5A if pattern % 2 == 0 else 0x3C)
+            del view
+        buffers.append(shared)
+    return buffers
+
+
+def _received(buffers: list[Shared], meta) -> Frozen:
+    """What the runner wrote, copied out of the judge's buffers at once; layout as reported."""
+    if not isinstance(meta, list) or not all(isinstance(m, dict) for m in meta):
+        raise RunnerFailed("malformed output description")
+    tensors, strides, devices = [], [], []
+    for i, m in enumerate(meta):
+        dtype, shape = str(m.get("dtype")), m.get("shape")
+        if not isinstance(shape, list) or not all(isinstance(s, int) for s in shape):
+            raise RunnerFailed("malformed output shape")
+        if i >= len(buffers) or dtype != buffers[i].dtype or tuple(shape) != buffers[i].shape:
+            import torch
+            if dtype not in protocol.DTYPES:
+                raise Mismatch(f"output {i} has dtype {dtype}")
+            tensors.append(torch.empty(shape, dtype=getattr(torch, dtype)))   # fails compare on shape/dtype
+        else:
+            tensors.append(buffers[i].tensor().clone())
+        raw = m.get("strides")
+        strides.append(tuple(raw) if isinstance(raw, list) else ())
+        devices.append(str(m.get("device")))
+    for b in buffers:
+        b.close()
+    return Frozen(tensors, strides, devices)
+
+
+# -- one kernel's correctness and timing ----------------------------------------------------------------
+class Judge:
+    def __init__(self, task: Task, device: str, reference, *, fp32_task: bool, regime: str, graph: bool,
+                 max_speedup: float, language: str):
+        self.task, self.device = task, device
+        self.torch_device = "cpu" if device == "cpu" else "cuda"
+        self.kind = "cpu" if device == "cpu" else "gpu"
+        self.ref = reference
+        self.seeds, self.outlier_seeds = CORRECTNESS_SEEDS[self.kind], OUTLIER_SEEDS[self.kind]
+        self.fp32_task, self.regime, self.graph, self.max_speedup = fp32_task, regime, graph, max_speedup
+        self.language = language
+        self.flags: list[str] = []
+        self.row_notes: list[str] = []
+        self.rng = random.SystemRandom()    # what is checked, and the seeds of timed inputs: nothing a runner can seed
+
+    # -- inputs and the reference ----------------------------------------------------------------
+    def inputs(self, config: Config, seed: int, outliers: bool = False) -> list:
+        import torch
+        gen = torch.Generator().manual_seed(_seed(config, seed))
+        try:
+            args = list(self.ref.make_inputs(dict(config.params), gen, self.torch_device))
+        except Exception as exc:
+            raise TaskBroken(f"make_inputs raised {type(exc).__name__}: {str(exc)[:200]} on {config.name}") from None
+        for a in args:
+            if not isinstance(a, (torch.Tensor, bool, int, float)):
+                raise TaskBroken(f"make_inputs returned a {type(a).__name__} on {config.name} "
+                                 "(only tensors, int, float and bool)")
+        return add_outliers(args, gen) if outliers else args
+
+    def expected(self, args) -> Frozen:
+        try:
+            out = self.ref.reference(*_clone(args))
+        except Exception as exc:
+            raise TaskBroken(f"the reference raised {type(exc).__name__}: {str(exc)[:200]}") from None
+        return freeze_reference(out)
+
+    def load(self, runner: RunnerClient, args, expected: Frozen) -> None:
+        described, shared = protocol.describe_args(args)
+        spec = [{"dtype": protocol.dtype_name(t), "shape": list(t.shape)} for t in expected.tensors]
+        try:
+            reply = runner.request({"op": "inputs", "args": described, "spec": spec}, [s.fd for s in shared])
+        finally:
+            for s in shared:
+                s.close()
+        if not reply["ok"]:
+            raise Mismatch(str(reply.get("error"))[:300])
+
+    def call(self, runner: RunnerClient, args, expected: Frozen, patterns=(0,), launch_check=False) -> list:
+        """The runner's outputs for each poison pattern, each call on fresh copies of `args`."""
+        self.load(runner, args, expected)
+        buffers = [_out_buffers(expected, p) for p in patterns]
+        out, fds = [], []
+        for bufs in buffers:
+            out.append([{"dtype": b.dtype, "shape": list(b.shape), "fd": len(fds) + j} for j, b in enumerate(bufs)])
+            fds += [b.fd for b in bufs]
+        reply = runner.request({"op": "call", "patterns": list(patterns), "out": out, "fp32_task": self.fp32_task,
+                                "launch_check": launch_check}, fds)
+        self._findings(reply)
+        if not reply["ok"]:
+            for bufs in buffers:
+                for b in bufs:
+                    b.close()
+            raise Mismatch(str(reply.get("error"))[:300])
+        calls = reply.get("calls")
+        if not isinstance(calls, list) or len(calls) != len(patterns):
+            raise RunnerFailed("malformed call reply")
+        results = []
+        for bufs, info in zip(buffers, calls):
+            frozen = _received(bufs, info.get("outputs"))
+            if info.get("inputs_changed") is True:
+                raise Mismatch("modified its inputs")
+            results.append(frozen)
+        return results
+
+    def _findings(self, reply: dict) -> None:
+        """A runner's findings incriminate its kernel; they are never needed to pass."""
+        found = reply.get("findings")
+        if isinstance(found, list):
+            self.flags += [str(f)[:300] for f in found if isinstance(f, str)]
+
+    # -- correctness -----------------------------------------------------------------------------
+    def check_baseline(self, baseline: RunnerClient, config: Config) -> float:
+        args = self.inputs(config, BASELINE_SEED)
+        expected = self.expected(args)
+        got, = self.call(baseline, args, expected)
+        return compare(self.task, got, expected)
+
+    def check(self, candidate: RunnerClient, config: Config) -> float:
+        """Fresh inputs per seed, then outlier inputs; two calls each, poisoned differently."""
+        worst, scale_ref = 0.0, 0.0
+        stages = [(s, False) for s in self.seeds] + [(s, True) for s in self.outlier_seeds]
+        for seed, outliers in stages:
+            what = f" (outlier inputs, seed {seed})" if outliers else f" (seed {seed})"
+            args = self.inputs(config, seed, outliers)
+            expected = self.expected(args)
+            amax = expected.amax()
+            if not outliers:
+                scale_ref = max(scale_ref, amax)
+            # An outlier's x50 propagates into outputs: absolute tolerance scales with the output's
+            # magnitude relative to the standard stage, never below the task's own.
+            atol_scale = max(1.0, amax / scale_ref) if outliers and scale_ref > 0 else 1.0
+            first, second = self.call(candidate, args, expected, patterns=(0, 1))
+            worst = max(worst, compare(self.task, first, expected, atol_scale, what))
+            compare(self.task, second, expected, atol_scale, f" on the second run{what}")
+            try:
+                compare(self.task, second, first, atol_scale)
+            except Mismatch as exc:
+                raise Mismatch(f"two runs on the same inputs disagree{what}: {exc}") from None
+        return worst
+
+    # -- performance -----------------------------------------------------------------------------
+    def time(self, baseline: RunnerClient, candidate: RunnerClient, config: Config):
+        """(baseline Timed, candidate Timed, bound) for one config; raises Mismatch when a checked
+        repetition is wrong or its outputs are not the ones the runner committed to."""
+        args = self.inputs(config, TIMING_SEED)
+        expected = self.expected(args)
+        runners = {"baseline": baseline, "candidate": candidate}
+        for runner in runners.values():
+            self.load(runner, args, expected)
+        graph = self.graph and self.device != "cpu"
+        if graph:
+            failed = {name: r.request({"op": "capture", "regime": self.regime, "graph": True})
+                      for name, r in runners.items()}
+            failed = {name: rep for name, rep in failed.items() if not rep["ok"]}
+            if failed:
+                name, reply = next(iter(failed.items()))
+                self.row_notes.append(f"note: CUDA-graph capture of the {name} failed ({str(reply.get('error'))[:120]}); "
+                                      "both timed with eager calls")
+                graph = False
+                for runner in runners.values():      # drop any replay that was made
+                    self.load(runner, args, expected)
+        common = {"regime": self.regime, "graph": graph, "delta": protocol.PERTURBATION}
+        host, estimate = [], {}
+        cpu = self.device == "cpu"
+        for name, runner in runners.items():
+            warm = self._batch(runner, 1 if cpu else timing.WARMUP_CALLS, common, keep=False,
+                               watch=name == "candidate")
+            host += warm["host_ms"]
+            estimate[name] = max(warm["samples"] if cpu else self._batch(runner, 3, common, keep=False)["samples"])
+        pad = timing.launch_pad_ms(host) if self.device != "cpu" else None
+        out_bytes = sum(t.numel() * t.element_size() for t in expected.tensors)
+        capacity = max(1, min(timing.MAX_REPS, KEPT_BYTES[self.kind] // max(1, 2 * out_bytes)))
+        samples = {name: [] for name in runners}
+        gaps = {name: [] for name in runners}
+        walls = {name: [] for name in runners}     # (judge's ms, n, sum of samples ms) per batch
+        for round_index in range(timing.CPU_REPS if cpu else timing.ROUNDS):
+            last_round = round_index == (timing.CPU_REPS if cpu else timing.ROUNDS) - 1
+            for name, runner in runners.items():
+                left = 1 if cpu else timing.reps_per_round(estimate[name])
+                while left:
+                    n = min(left, capacity)
+                    left -= n
+                    seed = self.rng.getrandbits(62)
+                    started = time.perf_counter()
+                    reply = self._batch(runner, n, {**common, "pad_ms": pad}, keep=True, seed=seed)
+                    wall_ms = (time.perf_counter() - started) * 1000.0
+                    walls[name].append((wall_ms, n, sum(reply["samples"])))
+                    samples[name] += reply["samples"]
+                    gaps[name] += reply["gaps"]
+                    if name == "candidate" and ((last_round and not left) or self.rng.random() < CHECK_PROBABILITY):
+                        self._check_repetition(runner, args, expected, seed, reply["digests"])
+                    runner.request({"op": "release"})
+        timed = {name: timing.stats(samples[name], 0, gaps[name]) for name in runners}
+        return timed["baseline"], timed["candidate"], self._bound(walls, timed["candidate"])
+
+    def _batch(self, runner: RunnerClient, n: int, common: dict, *, keep: bool, watch: bool = False,
+               seed: int | None = None) -> dict:
+        seed = self.rng.getrandbits(62) if seed is None else seed
+        runner.last_digest_seed = self.rng.getrandbits(62)
+        reply = runner.request({"op": "time", "n": n, "seed": seed, "digest_seed": runner.last_digest_seed,
+                                "keep": keep, "watch": watch, **common})
+        self._findings(reply)
+        if not reply["ok"]:
+            raise Mismatch(f"timed call: {str(reply.get('error'))[:300]}")
+        for key in ("samples", "gaps", "host_ms", "digests"):
+            value = reply.get(key)
+            if not isinstance(value, list) or len(value) != n:
+                raise RunnerFailed(f"malformed timing reply ({key})")
+        for key in ("samples", "gaps", "host_ms"):
+            if not all(isinstance(v, (int, float)) and math.isfinite(v) and v >= 0 for v in reply[key]):
+                raise RunnerFailed(f"malformed timing reply ({key})")
+        return reply
+
+    def _check_repetition(self, runner: RunnerClient, args, expected: Frozen, seed: int, digests: list) -> None:
+        """One repetition of a timed batch, named only now: its outputs must be the ones the runner
+        committed to, and correct for that repetition's inputs."""
+        index = self.rng.randrange(len(digests))
+        buffers = _out_buffers(expected, index)
+        reply = runner.request({"op": "export", "index": index,
+                                "out": [{"dtype": b.dtype, "shape": list(b.shape), "fd": j} for j, b in enumerate(buffers)]},
+                               [b.fd for b in buffers])
+        if not reply["ok"]:
+            raise Mismatch(f"timed call: {str(reply.get('error'))[:200]}")
+        got = _received(buffers, reply.get("outputs"))
+        rep_args = protocol.perturbed(args, protocol.repetition_seed(seed, index))
+        want = self.expected(rep_args)
+        committed = digests[index]
+        device_outs = [t.to(self.torch_device) for t in got.tensors]
+        actual = protocol.digest(device_outs, protocol.digest_weights(device_outs, runner.last_digest_seed))
+        if not isinstance(committed, list) or len(committed) != len(actual) or not all(
+                isinstance(c, (int, float)) and (abs(c - a) <= DIGEST_RTOL * max(1.0, abs(a)) or
+                                                 (math.isnan(c) and math.isnan(a)))
+                for c, a in zip(committed, actual)):
+            raise Mismatch(f"timed repetition {index}: the outputs exported afterwards are not the ones "
+                           "the runner committed to when the batch ended")
+        del device_outs
+        compare(self.task, got, want, what=f" (timed repetition {index}, checked after the batch)")
+
+    def _bound(self, walls: dict, cand) -> dict:
+        """The judge's clock against the samples: per call, the wall time the samples do not explain
+        (flush, spin, sync, perturbation, digest, the runner's own loop), candidate less baseline."""
+        def unexplained(batches):
+            return [(wall - total) / n for wall, n, total in batches]
+        base_over = statistics.median(unexplained(walls["baseline"]))
+        cand_over = unexplained(walls["candidate"])
+        excess = statistics.median(cand_over) - base_over
+        limit = max(BOUND_ABS_MS[self.kind], BOUND_REL * cand.median_ms)
+        over_clock = [(wall, total) for wall, _, total in walls["candidate"] if total > wall * 1.001 + 0.01]
+        return {"baseline_overhead_ms": base_over, "excess_ms": excess, "limit_ms": limit,
+                "over_clock": len(over_clock)}
+
+    # -- one config ------------------------------------------------------------------------------
+    def config_result(self, baseline: RunnerClient, candidate: RunnerClient | None, config: Config,
+                      measure: bool) -> ConfigResult:
+        row = ConfigResult(config=config.name, split=config.split, params=dict(config.params), correct=False)
+        try:
+            self.check_baseline(baseline, config)
+            row.baseline_correct = True
+        except Mismatch as exc:
+            row.baseline_correct = False
+            row.error = f"baseline: {exc}"
+        if candidate is None:
+            row.error = row.error or "not compiled"
+            return row
+        try:
+            row.max_abs_err = self.check(candidate, config)
+            row.correct = True
+        except Mismatch as exc:
+            row.error = str(exc)
+            return row
+        if measure and row.baseline_correct:
+            try:
+                base, cand, bound = self.time(baseline, candidate, config)
+            except Mismatch as exc:
+                row.correct, row.error = False, f"timed call: {exc}".replace("timed call: timed call: ", "timed call: ")
+                return row
+            row.flags += self.row_notes
+            self.row_notes.clear()
+            row.baseline_ms, row.candidate_ms = base.median_ms, cand.median_ms
+            row.baseline_iqr_ms, row.candidate_iqr_ms = base.iqr_ms, cand.iqr_ms
+            row.baseline_cv, row.candidate_cv = round(base.cv, 4), round(cand.cv, 4)
+            row.timing_samples = cand.samples
+            row.judge_excess_ms = round(bound["excess_ms"], 6)
+            row.judge_overhead_ms = round(bound["baseline_overhead_ms"], 6)
+            if bound["over_clock"]:
+                row.flags.append(f"timing_mismatch: the runner reported more time than the judge's clock "
+                                 f"measured in {bound['over_clock']} batch(es) (a forged timer)")
+            if bound["excess_ms"] > bound["limit_ms"]:
+                row.flags.append(f"timing_mismatch: the judge's clock saw {bound['excess_ms'] * 1000:.0f} us per call "
+                                 f"more than the candidate's samples explain (the baseline's as reference; limit "
+                                 f"{bound['limit_ms'] * 1000:.0f} us): work outside the timed span, or a forged timer")
+                row.candidate_ms = cand.median_ms + bound["excess_ms"]   # timed as the judge's clock saw it
+            elif bound["excess_ms"] < -bound["limit_ms"]:
+                row.flags.append(f"timing_mismatch: the candidate's repetitions took {-bound['excess_ms'] * 1000:.0f} us "
+                                 "per call less wall time than the harness's own steps take (steps skipped)")
+            excess_gap = cand.gap_ms - base.gap_ms
+            if excess_gap > max(ESCAPED_MIN_MS, ESCAPED_REL * cand.median_ms) and self.device != "cpu":
+                row.flags.append(f"stream_injection: the candidate's device-sync gap exceeds the baseline's by "
+                                 f"{excess_gap * 1000:.0f} us (work outside the current stream)")
+                row.candidate_ms = max(row.candidate_ms, cand.median_ms + excess_gap)
+            if row.candidate_ms > 0 and math.isfinite(row.candidate_ms):
+                row.speedup = row.baseline_ms / row.candidate_ms
+                if row.speedup > self.max_speedup and config.split == SPLIT_DRAWN:
+                    # The task author vetted the seen and hidden configs, not a drawn shape, where the
+                    # baseline itself can be pathological.
+                    row.flags.append(f"note: {row.speedup:.1f}x > {self.max_speedup:g}x on drawn config "
+                                     f"{config.name} (not flagged on drawn configs; capped in aggregates)")
+                elif row.speedup > self.max_speedup:
+                    row.flags.append(f"excessive_speedup: {row.speedup:.1f}x > {self.max_speedup:g}x "
+                                     f"on {config.name}")
+        return row
+
+
+# -- the evaluation ----------------------------------------------------------------------------------
+def task_digest(folders) -> dict[str, str]:
+    """sha256 of every file under the task's folders (its own and the ones it extends)."""
+    import hashlib
+    digest = {}
+    for folder in folders:
+        for path in sorted(Path(folder).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                try:
+                    digest[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+                except OSError:
+                    digest[str(path)] = "unreadable"
+    return digest
+
+
+def _warm_up(reference, task: Task, device: str) -> bool:
+    """Run the reference once; returns whether the task is float32-only."""
+    import torch
+    torch_device = "cpu" if device == "cpu" else "cuda"
+    configs = task.configs("seen")
+    gen = torch.Generator().manual_seed(_seed(configs[0], WARMUP_SEED))
+    try:
+        args = list(reference.make_inputs(dict(configs[0].params), gen, torch_device))
+        outs = _as_tuple(reference.reference(*_clone(args)))
+    except Exception as exc:
+        raise TaskBroken(f"the reference failed on {configs[0].name}: {type(exc).__name__}: {str(exc)[:200]}") from None
+    floats = {str(t.dtype).removeprefix("torch.") for t in (*args, *outs)
+              if isinstance(t, torch.Tensor) and t.is_floating_point()}
+    return bool(floats) and floats <= {"float32", "float64"}
+
+
+def import_reference(path: Path):
+    """The task's reference module (trusted task code, from the pristine task folder)."""
+    import importlib.util
+    if not path.is_file():
+        raise TaskBroken(f"{path.name}: file not found")
+    spec = importlib.util.spec_from_file_location("gauntlet_reference", path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except BaseException as exc:  # noqa: BLE001 -- a broken task may raise anything
+        raise TaskBroken(f"importing {path.name} failed: {type(exc).__name__}: {str(exc)[:200]}") from None
+    for name in ("make_inputs", "reference"):
+        if not callable(getattr(module, name, None)):
+            raise TaskBroken(f"{path.name} defines no callable {name}()")
+    return module
+
+
+def static_flags(task: Task, tree: Path, fp32_task: bool) -> list[str]:
+    flags = []
+    for rel in task.editable:
+        path = tree / rel
+        if not path.is_file():
+            continue
+        text = path.read_text(errors="replace")
+        if path.suffix == ".py":
+            flags += static_checks.check_python(text, custom_kernel=True, fp32_task=fp32_task, filename=rel)
+        elif path.suffix in (".cu", ".hip", ".cuh", ".h", ".hpp", ".cpp", ".cc"):
+            found = static_checks.check_native(text, fp32_task=fp32_task, filename=rel)
+            if rel != task.entry:  # only the entry must hold the kernel itself
+                found = [f for f in found if not f.startswith("no_custom_kernel")]
+            flags += found
+    return flags
+
+
+def environment(device: str, isolation: Isolation | None) -> dict:
+    """What the numbers were measured on."""
+    import platform
+    import torch
+    env = {"python": platform.python_version(), "torch": torch.__version__,
+           "runner_isolation": isolation.mode if isolation else None}
+    try:
+        import triton
+        env["triton"] = triton.__version__
+    except Exception:
+        pass
+    if device != "cpu":
+        props = torch.cuda.get_device_properties(0)
+        env.update({"gpu": props.name, "cuda": torch.version.cuda, "hip": getattr(torch.version, "hip", None),
+                    "arch": getattr(props, "gcnArchName", None) or f"sm_{props.major}{props.minor}"})
+        tool = ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"] if device == "cuda" else \
+            ["rocm-smi", "--showdriverversion"]
+        try:
+            out = subprocess.run(tool, capture_output=True, text=True, timeout=30)
+            if out.returncode == 0:
+                env["driver"] = out.stdout.strip().splitlines()[0][-60:]
+        except (OSError, subprocess.TimeoutExpired, IndexError):
+            pass
+    return env
+
+
+def _runner_spec(task: Task, language: str, role: str) -> dict:
+    if role == "baseline" and task.baseline_is_reference:
+        return {"language": "python", "entry": task.reference.name, "symbol": "reference", "flags": ()}
+    return {"language": language, "entry": task.entry, "symbol": task.symbol, "flags": task.compile_flags}
+
+
+def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen", "unseen"),
+             measure: bool = True, regime: str = "cold", graph: bool = False,
+             max_speedup: float = MAX_SPEEDUP, drawn: list[Config] = (),
+             baseline_only: bool = False, language: str | None = None, hide=(), out_dir: Path | None = None,
+             workspace: bool = False) -> Evaluation:
+    """Evaluate the candidate whose editable files are in `candidate_dir` (None: the task as shipped).
+    `hide`: more paths no runner may see (the run dir); `out_dir`: where the verdict goes (no runner
+    may write it); `workspace`: an agent's self-check in its own workspace (nothing hidden there)."""
+    language = language or task.language
+    evaluation = Evaluation(device=device, compiled=False, timing_meaningful=device != "cpu",
+                            timing_method=timing.method(device, regime, graph) + ", judge's clock bounds each batch",
+                            timing_regime=regime, max_speedup=max_speedup)
+    folders = (task.root, *task.bases)
+    digest_before = task_digest(folders)
+    configs = {split: list(drawn) if split == "drawn" else task.configs(split) for split in splits}
+    flags: list[str] = []
+    runners: list[RunnerClient] = []
+    scratch = Path(tempfile.mkdtemp(prefix="gauntlet-judge-"))
+    try:
+        with exclusive_device(device) as held:
+            try:
+                reference = import_reference(task.reference)
+                fp32_task = _warm_up(reference, task, device)
+            except TaskBroken as exc:
+                evaluation.task_error = str(exc)
+                evaluation.error = f"task: {exc}"
+                return evaluation
+            hidden = {*folders, scratch, *(Path(h) for h in hide)}
+            if candidate_dir is not None:
+                hidden.add(Path(candidate_dir))
+            if out_dir is not None:
+                hidden.add(Path(out_dir))
+            try:
+                isolation = choose(hidden, device, scratch, forbidden_write=(out_dir,) if out_dir else ())
+            except IsolationError as exc:
+                if not workspace:
+                    evaluation.error = str(exc)
+                    return evaluation
+                os.environ["GAUNTLET_ALLOW_UNISOLATED"] = "1"   # an agent's self-check: nothing to hide
+                isolation = choose(hidden, device, scratch)
+            flags += isolation.notes
+            evaluation.environment = environment(device, isolation)
+            judge = Judge(task, device, reference, fp32_task=fp32_task, regime=regime, graph=graph,
+                          max_speedup=max_speedup, language=language)
+
+            def start(role: str, source: Path | None) -> RunnerClient:
+                tree = kernel_tree(task.files, task.editable, source, scratch / role)
+                if role == "baseline" and task.baseline_is_reference:
+                    shutil.copyfile(task.reference, tree / task.reference.name)
+                spec = _runner_spec(task, language, role)
+                runner = RunnerClient(isolation, tree, device=device, role=role, scratch=scratch, **spec)
+                runners.append(runner)
+                return runner
+
+            baseline = start("baseline", None)
+            built = baseline.request({"op": "build"})
+            if not built.get("compiled"):
+                evaluation.task_error = "the baseline did not build: " + str(built.get("log", ""))[-1500:]
+                evaluation.error = f"task: {evaluation.task_error}"
+                return evaluation
+            candidate = None
+            if baseline_only:
+                evaluation.compile_log = "baseline only: no candidate was evaluated"
+            else:
+                tree = kernel_tree(task.files, task.editable, candidate_dir, scratch / "candidate-source")
+                flags += static_flags(task, tree, fp32_task)
+                candidate = start("candidate", candidate_dir)
+                reply = candidate.request({"op": "build"})
+                evaluation.compile_log = str(reply.get("log", ""))[-8000:]
+                if reply.get("compiled") is True:
+                    evaluation.compiled = True
+                else:
+                    candidate = None
+            launch_checked = False
+            for split in splits:
+                for config in configs[split]:
+                    try:
+                        row = judge.config_result(baseline, candidate, config, measure)
+                        if row.correct and not launch_checked and device != "cpu" and language in ("cuda", "hip"):
+                            launch_checked = True
+                            args = judge.inputs(config, WARMUP_SEED)
+                            judge.call(candidate, args, judge.expected(args), launch_check=True)
+                    except TaskBroken as exc:
+                        evaluation.task_error = evaluation.task_error or str(exc)
+                        row = ConfigResult(config=config.name, split=split, params=dict(config.params),
+                                           correct=False, error=f"task: {exc}")
+                    except (RunnerFailed, Mismatch) as exc:
+                        row = ConfigResult(config=config.name, split=split, params=dict(config.params),
+                                           correct=False, error=str(exc)[:500])
+                        if candidate is not None and candidate.proc.poll() is not None:
+                            runners.remove(candidate)
+                            candidate.close()
+                            candidate = start("candidate", candidate_dir)     # a crash fails this config only
+                            if candidate.request({"op": "build"}).get("compiled") is not True:
+                                candidate = None
+                        if baseline.proc.poll() is not None:
+                            evaluation.error = f"the baseline runner died: {exc}"[:500]
+                    except Exception as exc:  # the judge itself must not lose the other configs
+                        traceback.print_exc()
+                        row = ConfigResult(config=config.name, split=split, params=dict(config.params),
+                                           correct=False, error=f"evaluator: {type(exc).__name__}: {exc}")
+                    evaluation.configs.append(row)
+            flags += judge.flags
+            if held:
+                flags.append(held)
+    finally:
+        for runner in runners:
+            runner.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+    changed = [p for p, h in task_digest(folders).items() if digest_before.get(p) != h]
+    changed += [p for p in digest_before if not Path(p).exists()]
+    if changed:
+        flags.append("tampered_task_files: " + ", ".join(sorted({Path(p).name for p in changed})[:5]))
+    for row in evaluation.configs:
+        flags += row.flags
+    evaluation.flags = list(dict.fromkeys(f for f in flags if not f.startswith("note:")))
+    evaluation.notes = list(dict.fromkeys(f for f in flags if f.startswith("note:")))
+    return evaluation

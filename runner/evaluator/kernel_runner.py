@@ -1,0 +1,367 @@
+"""The untrusted side: one process per kernel (the candidate's; the baseline's in another).
+
+    python -m runner.evaluator.kernel_runner --tree DIR --language L --entry F --symbol S --device D
+
+It builds or imports one kernel from its own copy of the kernel's files, then serves the judge's
+commands (protocol.py) on the socket it inherited as fd 3: load inputs, call, time repetitions,
+export outputs. It never sees the task's hidden configs, the solution, the reference's outputs, the
+nonce or the verdict file: the judge started it in a sandbox of its own (isolation.py), where those
+are not mounted, and it holds only the inputs it is handed.
+
+Everything here runs beside candidate code and can be rewritten by it: the judge believes nothing
+it reports except where the judge can check it (outputs against its own reference, digests against
+exported outputs, reported times against its own wall clock). The watches below (threads, Triton
+launches, PyTorch ops, streams) can only incriminate a candidate: a finding is evidence, and its
+absence proves nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import random
+import socket
+import sys
+import traceback
+
+from . import protocol
+from .protocol import ProtocolError, Shared
+
+
+def _as_tuple(out):
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+class Runner:
+    def __init__(self, args):
+        self.args = args
+        self.device = args.device
+        self.torch_device = "cpu" if args.device == "cpu" else "cuda"
+        self.kernel = None
+        self.base: list = []           # the current config's inputs, on the device
+        self.work: list = []           # persistent buffers the timed repetitions read (refilled per rep)
+        self.spec: list = []           # output shapes/dtypes for native kernels (harness-allocated)
+        self.kept: list = []           # outputs of the last timed batch, by repetition
+        self.clock = None
+        self.replay = None             # CUDA-graph replay of one call, when timing replays
+        self.replay_state = None
+        self.findings: list[str] = []
+        self._pick = random.SystemRandom()
+
+    # -- build ---------------------------------------------------------------------------------------
+    def build(self, _msg, _fds) -> dict:
+        from pathlib import Path
+        from .build import CompileError, compile_native, device_arch, load_native, load_python
+        tree = Path(self.args.tree)
+        log = ""
+        try:
+            if self.args.language in ("triton", "python"):
+                if self.args.language == "triton" and self.device == "cpu":
+                    os.environ.setdefault("TRITON_INTERPRET", "1")
+                self.kernel = load_python(tree / self.args.entry, self.args.symbol, self.args.role)
+            else:
+                arch = device_arch(self.device) if self.device != "cpu" else "native"
+                library, log = compile_native(self.args.language, tree, self.args.entry, arch,
+                                              tuple(self.args.flag or ()))
+                self.kernel = load_native(library, self.args.symbol, self.args.role)
+        except CompileError as exc:
+            return {"ok": True, "compiled": False, "log": str(exc)[-16000:]}
+        if self.args.language == "triton":
+            from .guard import LaunchCounter
+            LaunchCounter.install()
+        return {"ok": True, "compiled": True, "log": log[-16000:]}
+
+    # -- inputs --------------------------------------------------------------------------------------
+    def inputs(self, msg, fds) -> dict:
+        import torch
+        base = []
+        for value in msg["args"]:
+            if "tensor" in value:
+                shared = Shared(value["dtype"], value["shape"], fds[value["tensor"]])
+                base.append(shared.tensor().clone().to(self.torch_device))
+                del shared
+            else:
+                base.append(protocol.scalar(value))
+        self.base = base
+        self.work = [a.clone() if isinstance(a, torch.Tensor) else a for a in base]
+        self.spec = [torch.empty(s["shape"], dtype=getattr(torch, s["dtype"]), device="meta") for s in msg["spec"]]
+        self.kept, self.replay, self.replay_state = [], None, None
+        self.sync()
+        return {"ok": True}
+
+    def sync(self) -> None:
+        if self.device != "cpu":
+            import torch
+            torch.cuda.synchronize()
+
+    # -- correctness calls ---------------------------------------------------------------------------
+    def call(self, msg, fds) -> dict:
+        import torch
+        from .guard import LaunchCounter, ThreadWatch, TorchOpWatch
+        calls = []
+        watch_ops = TorchOpWatch(bool(msg.get("fp32_task"))) if self.args.language == "triton" else None
+        threads = ThreadWatch(os_threads=self.args.language not in ("triton", "python"))
+        for k, pattern in enumerate(msg["patterns"]):
+            args = [a.clone() if isinstance(a, torch.Tensor) else a for a in self.base]
+            state = self.kernel.prepare(args, self.spec, pattern=pattern)
+            launches = LaunchCounter.count
+            token = threads.before()
+            try:
+                if watch_ops is not None:
+                    with watch_ops.observe():
+                        out = self.kernel.run(args, state)
+                else:
+                    out = self.kernel.run(args, state)
+                self.sync()
+            except Exception as exc:
+                return {"ok": False, "error": f"raised {type(exc).__name__}: {str(exc)[:300]}"}
+            try:
+                threads.after(token)
+            except Exception as exc:            # guard.Tampered: a thread outlived the call
+                self.findings.append(str(exc))
+            if self.args.language == "triton" and LaunchCounter.count == launches:
+                self.findings.append("no_kernel_launch: a candidate call launched no Triton kernel")
+            outs = _as_tuple(out)
+            if len(outs) != len(msg["out"][k]):
+                return {"ok": False, "error": f"returned {len(outs)} outputs, expected {len(msg['out'][k])}"}
+            problem = self._output_problem(outs, args)
+            if problem:
+                return {"ok": False, "error": problem}
+            changed = any(isinstance(a, torch.Tensor) and not _same(a, b) for a, b in zip(args, self.base))
+            calls.append({"outputs": self._write(outs, msg["out"][k], fds), "inputs_changed": changed})
+        if watch_ops is not None:
+            if watch_ops.compute:
+                self.findings.append("torch_fallback: PyTorch computed " + ", ".join(sorted(watch_ops.compute)[:6]))
+            if watch_ops.downgrade:
+                self.findings.append("precision_downgrade: " + ", ".join(sorted(watch_ops.downgrade)[:4]))
+        if msg.get("launch_check"):
+            self._native_launch_check()
+        return {"ok": True, "calls": calls, "findings": self._drain()}
+
+    def _output_problem(self, outs, args) -> str | None:
+        import torch
+        inputs = {a.untyped_storage().data_ptr() for a in args
+                  if type(a) is torch.Tensor and a.untyped_storage().nbytes()}
+        seen = set()
+        for i, o in enumerate(outs):
+            if type(o) is not torch.Tensor:   # subclasses and lazy objects could defer work
+                return f"output {i} is a {type(o).__name__}, not a torch.Tensor"
+            ptr = o.untyped_storage().data_ptr() if o.untyped_storage().nbytes() else None
+            if ptr is not None and ptr in inputs:
+                return f"output {i} is (a view of) an input, not a new tensor"
+            if ptr is not None and ptr in seen:
+                return f"output {i} shares memory with another output"
+            seen.add(ptr)
+        return None
+
+    def _write(self, outs, targets: list[dict], fds) -> list[dict]:
+        """Copy each output into the judge's buffer when its dtype and shape are the declared ones;
+        report what each output was, so the judge can word a mismatch."""
+        meta = []
+        for i, o in enumerate(outs):
+            info = {"dtype": protocol.dtype_name(o), "shape": list(o.shape), "strides": list(o.stride()),
+                    "device": o.device.type}
+            if i < len(targets):
+                t = targets[i]
+                if info["dtype"] == t["dtype"] and info["shape"] == list(t["shape"]):
+                    shared = Shared(t["dtype"], t["shape"], fds[t["fd"]])
+                    if shared.nbytes:
+                        shared.tensor().copy_(o.detach())
+                    del shared
+            meta.append(info)
+        return meta
+
+    def _native_launch_check(self) -> None:
+        """GPU, native kernels: the profiler must see a device kernel during a call."""
+        if self.device == "cpu" or self.args.language not in ("cuda", "hip"):
+            return
+        import torch
+        from .guard import StreamWatch, kernels
+        args = [a.clone() if isinstance(a, torch.Tensor) else a for a in self.base]
+        state = self.kernel.prepare(args, self.spec)
+        try:
+            watch = StreamWatch()
+            watch.start()
+            self.kernel.run(args, state)
+            launched = kernels(watch.stop())
+        except Exception as exc:
+            self.findings.append(f"note: kernel-launch profiler unavailable ({type(exc).__name__})")
+            return
+        if not launched:
+            self.findings.append("no_kernel_launch: the profiler saw no device kernel during a candidate call")
+
+    # -- timed repetitions ---------------------------------------------------------------------------
+    def _clock(self, msg):
+        from . import timing
+        if self.clock is None:
+            self.clock = timing.make_clock(self.device, msg.get("regime", "cold"), bool(msg.get("graph")))
+        return self.clock
+
+    def _call_fn(self):
+        """The zero-argument callable each repetition times, and whether its output must be copied
+        to be kept (harness-allocated or graph buffers are rewritten by the next repetition)."""
+        if self.replay is not None:
+            return self.replay, True
+        state = self.kernel.prepare(self.work, self.spec)
+        return (lambda: self.kernel.run(self.work, state)), state is not None
+
+    def capture(self, msg, _fds) -> dict:
+        clock = self._clock(msg)
+        if not getattr(clock, "graph", False):
+            return {"ok": False, "error": "graph mode needs a GPU"}
+        state = self.kernel.prepare(self.work, self.spec)
+        try:
+            self.replay = clock.capture(lambda: self.kernel.run(self.work, state))
+        except Exception as exc:
+            self.replay = None
+            return {"ok": False, "error": f"{type(exc).__name__}: {str(exc)[:120]}"}
+        self.replay_state = state
+        return {"ok": True}
+
+    def time(self, msg, _fds) -> dict:
+        import torch
+        from .build import poison
+        from .guard import LaunchCounter, StreamWatch, foreign_work
+        clock = self._clock(msg)
+        if msg.get("pad_ms") is not None and hasattr(clock, "set_pad"):
+            clock.set_pad(float(msg["pad_ms"]))
+        n, seed, delta = int(msg["n"]), int(msg["seed"]), float(msg.get("delta", protocol.PERTURBATION))
+        keep = bool(msg.get("keep", True))
+        fn, copy_out = self._call_fn()
+        watch_at = self._pick.randrange(n) if msg.get("watch") and self.device == "cuda" else -1
+        samples, gaps, host, digests = [], [], [], []
+        weights = None
+        self.kept = []
+        no_launch = 0
+        gc.collect(1)         # a full collection costs ~0.1 s with torch loaded; young garbage is what piles up
+        gc.disable()
+        try:
+            for i in range(n):
+                fresh = protocol.perturbed(self.base, protocol.repetition_seed(seed, i), delta)
+                for w, f in zip(self.work, fresh):
+                    if isinstance(w, torch.Tensor):
+                        w.copy_(f)
+                del fresh
+                for buf in (self.replay.output if self.replay is not None else ()):
+                    poison(buf, i % 2)  # a replay rewrites its captured outputs; stale values fail
+                watch = None
+                if i == watch_at:
+                    try:
+                        watch = StreamWatch()
+                        watch.start()
+                    except Exception as exc:
+                        watch = None
+                        self.findings.append(f"note: stream watch unavailable ({type(exc).__name__})")
+                launches = LaunchCounter.count
+                sample, gap, out = clock.once(fn)
+                if self.args.language == "triton" and self.replay is None and LaunchCounter.count == launches:
+                    no_launch += 1
+                if watch is not None:
+                    try:
+                        foreign = foreign_work(watch.stop())
+                        if foreign:
+                            names = ", ".join(sorted({name[:40] for name, _ in foreign})[:3])
+                            self.findings.append(f"stream_injection: {len(foreign)} device operation(s) of a "
+                                                 f"candidate call ran on a stream other than the harness's ({names})")
+                    except Exception as exc:
+                        self.findings.append(f"note: stream watch unavailable ({type(exc).__name__})")
+                outs = _as_tuple(out)
+                if any(type(o) is not torch.Tensor for o in outs):
+                    return {"ok": False, "error": "a timed call returned something other than torch.Tensor outputs"}
+                if copy_out:
+                    outs = tuple(o.clone() for o in outs)
+                if weights is None:
+                    weights = protocol.digest_weights(outs, int(msg["digest_seed"]))
+                digests.append(protocol.digest(outs, weights))
+                if keep:
+                    self.kept.append(outs)
+                del out, outs
+                samples.append(float(sample))
+                gaps.append(float(gap))
+                host.append(float(getattr(clock, "host_ms", 0.0)))
+        except Exception as exc:
+            return {"ok": False, "error": f"raised {type(exc).__name__}: {str(exc)[:300]}"}
+        finally:
+            gc.enable()
+        if no_launch:
+            self.findings.append(f"no_kernel_launch: {no_launch} of {n} timed calls launched no Triton kernel")
+        return {"ok": True, "samples": samples, "gaps": gaps, "host_ms": host, "digests": digests,
+                "tail_limit_ms": float(getattr(clock, "tail_limit_ms", 0.0)), "findings": self._drain()}
+
+    def export(self, msg, fds) -> dict:
+        index = int(msg["index"])
+        if not 0 <= index < len(self.kept):
+            return {"ok": False, "error": f"no kept outputs for repetition {index}"}
+        return {"ok": True, "outputs": self._write(self.kept[index], msg["out"], fds)}
+
+    def release(self, _msg, _fds) -> dict:
+        self.kept = []
+        return {"ok": True}
+
+    def _drain(self) -> list[str]:
+        found, self.findings = list(dict.fromkeys(self.findings)), []
+        return found
+
+    OPS = {"build": build, "inputs": inputs, "call": call, "capture": capture, "time": time,
+           "export": export, "release": release}
+
+    def serve(self, sock: socket.socket) -> int:
+        while True:
+            try:
+                msg, fds = protocol.receive(sock)
+            except ProtocolError:
+                return 0                      # the judge is gone: nothing left to do
+            try:
+                op = msg.get("op")
+                if op == "exit":
+                    protocol.send(sock, {"ok": True})
+                    return 0
+                handler = self.OPS.get(op)
+                if handler is None:
+                    reply = {"ok": False, "error": f"unknown op {op!r}"}
+                else:
+                    reply = handler(self, msg, fds)
+            except Exception as exc:      # the runner's own failure, reported, never fatal to the judge
+                traceback.print_exc()
+                reply = {"ok": False, "error": f"runner: {type(exc).__name__}: {str(exc)[:300]}"}
+            finally:
+                for fd in fds:
+                    try:
+                        os.close(fd)
+                    except OSError:
+                        pass
+            protocol.send(sock, reply)
+
+
+def _same(a, b) -> bool:
+    import torch
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.is_floating_point():
+        return bool(torch.equal(a.nan_to_num(0.0), b.nan_to_num(0.0)) and torch.equal(a.isnan(), b.isnan()))
+    return bool(torch.equal(a, b))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m runner.evaluator.kernel_runner")
+    parser.add_argument("--fd", type=int, required=True, help="the judge's socket (inherited)")
+    parser.add_argument("--tree", required=True)
+    parser.add_argument("--language", choices=("triton", "cuda", "hip", "c", "python"), required=True)
+    parser.add_argument("--entry", required=True)
+    parser.add_argument("--symbol", required=True)
+    parser.add_argument("--device", choices=("cpu", "cuda", "rocm"), required=True)
+    parser.add_argument("--role", choices=("candidate", "baseline"), required=True)
+    parser.add_argument("--flag", action="append", help="an extra compiler flag (the task's)")
+    parser.add_argument("--prelude", default="", help=argparse.SUPPRESS)   # isolation.py: hide paths, drop uid
+    parser.add_argument("--hide", action="append", default=[], help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.prelude:
+        from .isolation import apply_prelude
+        apply_prelude(args.prelude, args.hide, args.tree)
+    sock = socket.socket(fileno=args.fd)
+    os.chdir(args.tree)
+    return Runner(args).serve(sock)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

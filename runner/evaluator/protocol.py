@@ -1,0 +1,218 @@
+"""The messages between the judge and a kernel runner: the only module both sides import.
+
+Transport: a Unix SOCK_SEQPACKET socket pair; one message is one JSON object (UTF-8), with file
+descriptors attached for tensor data. A tensor crosses by value: its bytes live in a memfd that the
+side which owns the data creates, fills and passes; the receiver maps it and copies what it needs.
+Nothing the runner sends is ever unpickled or executed by the judge: the judge reads JSON, checks
+every field's type, and reads tensor bytes only as the dtype and shape it expects itself.
+
+Why memfds and not CUDA IPC: legacy CUDA IPC handles do not open across PID namespaces, and the
+runner lives in a namespace of its own. The copies cost time outside every timed span only.
+
+Commands (judge -> runner), each {"op": ..., ...}:
+  build                          build or import the kernel; reply {compiled, log}
+  inputs    args, spec           load these inputs (host bytes) onto the device as the base inputs
+  call      patterns, out        run once per poison pattern on fresh copies of the base inputs,
+                                 write each call's outputs into the `out` memfds
+  time      n, seed, delta, ...  n timed repetitions (timing.py), each on the base inputs perturbed
+                                 per element by `perturbation(seed, i)`, outputs kept; reply samples,
+                                 gaps, host times and a digest of every repetition's outputs
+  export    index, out           write the kept outputs of repetition `index` into `out`
+  release                        drop the kept outputs
+  exit
+Standard library only at import; torch is imported by the functions that need it.
+"""
+from __future__ import annotations
+
+import array
+import json
+import mmap
+import os
+import socket
+
+MAX_MESSAGE = 1 << 20          # a reply larger than this is a protocol violation
+MAX_FDS = 64
+PERTURBATION = 0.125           # per element: x * (1 + delta * u), u uniform in [-1, 1)
+SEED_STRIDE = 1_000_003
+
+
+class ProtocolError(RuntimeError):
+    """The other side broke the protocol (or died)."""
+
+
+# -- messages -------------------------------------------------------------------------------------
+def send(sock: socket.socket, message: dict, fds: list[int] = ()) -> None:
+    data = json.dumps(message, allow_nan=True).encode()
+    if len(data) > MAX_MESSAGE:
+        raise ProtocolError(f"message of {len(data)} bytes exceeds {MAX_MESSAGE}")
+    if fds:
+        sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+    else:
+        sock.sendall(data)
+
+
+def receive(sock: socket.socket) -> tuple[dict, list[int]]:
+    """One message and the descriptors that came with it. Raises ProtocolError on EOF or garbage."""
+    data, ancdata, flags, _ = sock.recvmsg(MAX_MESSAGE + 1, socket.CMSG_SPACE(MAX_FDS * 4))
+    fds: list[int] = []
+    for level, kind, payload in ancdata:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            arr = array.array("i")
+            arr.frombytes(payload[:len(payload) - len(payload) % arr.itemsize])
+            fds.extend(arr)
+    if not data:
+        for fd in fds:
+            os.close(fd)
+        raise ProtocolError("the other side closed the connection")
+    if flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC) or len(data) > MAX_MESSAGE:
+        for fd in fds:
+            os.close(fd)
+        raise ProtocolError("oversized message")
+    try:
+        message = json.loads(data.decode())
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ProtocolError(f"unreadable message: {exc}") from None
+    if not isinstance(message, dict):
+        raise ProtocolError("a message must be a JSON object")
+    return message, fds
+
+
+# -- tensors by value -----------------------------------------------------------------------------
+DTYPES = ("float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool")
+
+
+def _torch_dtype(name: str):
+    import torch
+    if name not in DTYPES:
+        raise ProtocolError(f"dtype {name!r} is not one the protocol carries")
+    return getattr(torch, name)
+
+
+def dtype_name(tensor) -> str:
+    return str(tensor.dtype).removeprefix("torch.")
+
+
+class Shared:
+    """One memfd holding one tensor's bytes (contiguous, row-major), mapped read-write."""
+
+    def __init__(self, dtype: str, shape: tuple[int, ...], fd: int | None = None, name: str = "t"):
+        import math
+        self.dtype, self.shape = dtype, tuple(int(s) for s in shape)
+        itemsize = _torch_dtype(dtype).itemsize
+        self.nbytes = math.prod(self.shape) * itemsize
+        if fd is None:
+            fd = os.memfd_create(f"gauntlet-{name}", os.MFD_CLOEXEC)
+            os.ftruncate(fd, max(1, self.nbytes))
+        elif os.fstat(fd).st_size < self.nbytes:
+            os.close(fd)
+            raise ProtocolError("a shared buffer is smaller than its declared shape")
+        self.fd = fd
+        self.map = mmap.mmap(fd, max(1, self.nbytes))
+
+    def tensor(self):
+        """A CPU tensor viewing the mapped bytes (valid while this object lives)."""
+        import torch
+        dtype = _torch_dtype(self.dtype)
+        if not self.nbytes:
+            return torch.empty(self.shape, dtype=dtype)
+        return torch.frombuffer(self.map, dtype=dtype, count=self.nbytes // dtype.itemsize).view(self.shape)
+
+    def describe(self) -> dict:
+        return {"dtype": self.dtype, "shape": list(self.shape)}
+
+    def close(self) -> None:
+        try:
+            self.map.close()
+        except BufferError:      # a tensor still views it: the mapping goes when that tensor does
+            pass
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+
+
+def share(tensor, name: str = "t") -> Shared:
+    """A new memfd holding a copy of `tensor` (any device)."""
+    shared = Shared(dtype_name(tensor), tuple(tensor.shape), name=name)
+    if shared.nbytes:
+        shared.tensor().copy_(tensor.detach().reshape(tensor.shape))
+    return shared
+
+
+def describe_args(args) -> tuple[list[dict], list["Shared"]]:
+    """Encode make_inputs' values: tensors as memfds (index into the fd list), scalars inline."""
+    import torch
+    described, shared = [], []
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            shared.append(share(a, "input"))
+            described.append({"tensor": len(shared) - 1, **shared[-1].describe()})
+        elif isinstance(a, bool):
+            described.append({"bool": a})
+        elif isinstance(a, int):
+            described.append({"int": a})
+        elif isinstance(a, float):
+            described.append({"float": a})
+        else:
+            raise TypeError(f"make_inputs returned a {type(a).__name__}; only tensors, int, float and bool cross")
+    return described, shared
+
+
+def scalar(value: dict):
+    for key, kind in (("bool", bool), ("int", int), ("float", (int, float))):
+        if key in value:
+            v = value[key]
+            if not isinstance(v, kind) or (key != "bool" and isinstance(v, bool)):
+                raise ProtocolError(f"argument {value!r} is not a {key}")
+            return float(v) if key == "float" else v
+    raise ProtocolError(f"argument {value!r} is neither a tensor nor a scalar")
+
+
+# -- what both sides compute alike ----------------------------------------------------------------
+def repetition_seed(batch_seed: int, index: int) -> int:
+    return (batch_seed + SEED_STRIDE * (index + 1)) % (2**62)
+
+
+def perturbed(base, seed: int, delta: float = PERTURBATION) -> list:
+    """The inputs of one timed repetition: every floating-point tensor of `base` multiplied element
+    by element by (1 + delta * u), u uniform in [-1, 1) from a generator on the tensor's device
+    seeded with `seed`; integers and scalars unchanged. The judge recomputes the same values for the
+    repetitions it checks (same device type, same torch): no output of an earlier call is correct
+    for them, and no single rescaling turns one into the other."""
+    import torch
+    out = []
+    for i, a in enumerate(base):
+        if isinstance(a, torch.Tensor) and a.is_floating_point() and a.numel():
+            gen = torch.Generator(device=a.device).manual_seed((seed + i) % (2**62))
+            u = torch.rand(a.shape, generator=gen, device=a.device, dtype=torch.float32)
+            out.append(a * (u.mul_(2.0 * delta).add_(1.0 - delta)).to(a.dtype))
+        elif isinstance(a, torch.Tensor):
+            out.append(a.clone())
+        else:
+            out.append(a)
+    return out
+
+
+def digest_weights(outputs, seed: int) -> list:
+    """Random float64 weights, one per output element, on the outputs' device."""
+    import torch
+    weights = []
+    for i, o in enumerate(outputs):
+        gen = torch.Generator(device=o.device).manual_seed((seed + i) % (2**62))
+        weights.append(torch.rand(o.numel(), generator=gen, device=o.device, dtype=torch.float64) * 2 - 1)
+    return weights
+
+
+def digest(outputs, weights) -> list[float]:
+    """One number per output: the weighted sum of its elements in float64. A runner commits to the
+    digests of every timed repetition before the judge names the one it checks; a correct digest
+    cannot be had without the outputs it sums."""
+    import torch
+    values = []
+    for o, w in zip(outputs, weights):
+        if o.numel() != w.numel():
+            values.append(float("nan"))
+            continue
+        flat = o.detach().reshape(-1).to(torch.float64)
+        values.append(float(torch.dot(flat.nan_to_num(nan=0.0, posinf=1e300, neginf=-1e300), w)))
+    return values
