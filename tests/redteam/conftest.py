@@ -1,7 +1,8 @@
-"""Shared helpers for the red-team tests: each malicious candidate is evaluated by the real
-evaluator on the CPU (Triton interpreter) and must end not-correct, or flagged and scored zero."""
+"""Shared helpers for the red-team tests: each malicious candidate is evaluated by the real judge on
+the CPU (the Triton interpreter, or a host C kernel for the native path), through real kernel
+runners in real sandboxes, and must end not-correct, or flagged and scored zero."""
 import os
-import subprocess
+import shutil
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,8 @@ import pytest
 os.environ.setdefault("TRITON_INTERPRET", "1")
 
 SCALE = "triton2triton/scale"
+CSCALE = "cuda2cuda/cscale"
+NATIVE_TASKS = Path(__file__).resolve().parent.parent / "fixtures" / "native_tasks"
 
 # A genuine Triton kernel the cheats reuse, so that "a kernel launched" holds for them.
 KERNEL = '''
@@ -30,14 +33,16 @@ def honest(x, alpha):
     return y
 '''
 
+# The native contract of cuda2cuda/cscale: int launch(const float* x, int64_t n, float a, float* y, void* stream)
+C_HONEST = "for (int64_t i = 0; i < n; i++) y[i] = a * x[i];\nreturn 0;"
+
 
 class Verdict:
-    def __init__(self, evaluation):
+    def __init__(self, evaluation, task_id=SCALE, category="triton2triton"):
         from runner.result import AttemptResult
         from runner.score import aka_score, bounded_score
         self.evaluation = evaluation
-        self.result = AttemptResult(task=SCALE, category="triton2triton", agent="redteam", device="cpu",
-                                    status="ok")
+        self.result = AttemptResult(task=task_id, category=category, agent="redteam", device="cpu", status="ok")
         self.result.apply(evaluation)
         self.aka = aka_score(self.result)
         self.bounded = bounded_score(self.result)
@@ -45,7 +50,7 @@ class Verdict:
     @property
     def correct(self) -> bool:
         splits = {c.split for c in self.evaluation.configs}
-        return all(self.evaluation.correct(s) for s in splits)
+        return bool(splits) and all(self.evaluation.correct(s) for s in splits)
 
     @property
     def flags(self) -> list[str]:
@@ -59,7 +64,7 @@ class Verdict:
         return {c.config: c.error for c in self.evaluation.configs}
 
     def rejected(self) -> bool:
-        """The issue's bar: not correct, or flagged and scored zero."""
+        """The bar: not correct, or flagged and scored zero."""
         return (not self.correct) or (bool(self.flags) and self.aka == 0 and self.bounded == 0)
 
 
@@ -71,8 +76,8 @@ def scale_task(tasks_root):
 
 @pytest.fixture
 def judge(scale_task, tmp_path):
-    """judge(source, **evaluate_kwargs) -> Verdict"""
-    from runner.evaluator.harness import evaluate
+    """judge(source, **evaluate_kwargs) -> Verdict, for the Triton fixture task."""
+    from runner.evaluator.judge import evaluate
 
     def run(source: str, splits=("seen",), measure=False, **kwargs):
         candidate = tmp_path / f"candidate{len(list(tmp_path.glob('candidate*')))}"
@@ -82,38 +87,26 @@ def judge(scale_task, tmp_path):
     return run
 
 
-def host_kernel(tmp_path: Path, body: str, extra: str = "", libs=()):
-    """A native kernel compiled with gcc for the host (the native path without a GPU):
-    int launch(const float* x, int64_t n, float alpha, float* y, void* stream)."""
-    from runner.evaluator.build import load_native
-    src = tmp_path / "k.c"
-    src.write_text("#include <stdint.h>\n#include <math.h>\n" + extra +
-                   "\nint launch(const float* x, int64_t n, float a, float* y, void* stream) {" + body + "}\n")
-    lib = tmp_path / "k.so"
-    subprocess.run(["gcc", "-O1", "-shared", "-fPIC", "-o", str(lib), str(src), *libs], check=True)
-    return load_native(lib, "launch", "candidate")
-
-
-NATIVE_REFERENCE = '''
-import torch
-
-
-def make_inputs(config, generator, device):
-    x = torch.randn(config["n"], generator=generator).to(device)
-    return [x, int(config["n"]), float(config["alpha"])]
-
-
-def reference(x, n, alpha):
-    return x * alpha
-'''
+@pytest.fixture
+def native_task(tmp_path):
+    from runner.task import load_task
+    root = tmp_path / "native-tasks"
+    shutil.copytree(NATIVE_TASKS, root)
+    return load_task(root / CSCALE, root)
 
 
 @pytest.fixture
-def native_evaluator(scale_task, tmp_path):
-    """An Evaluator whose candidate is a host-C kernel with the C contract (x, n, alpha) -> y."""
-    from runner.evaluator.build import import_module
-    from runner.evaluator.harness import Evaluator
-    ref_path = tmp_path / "native_reference.py"
-    ref_path.write_text(NATIVE_REFERENCE)
-    reference = import_module(ref_path, "redteam_native_reference")
-    return Evaluator(scale_task, "cpu", reference, language="cuda", fp32_task=True)
+def native_judge(native_task, tmp_path):
+    """native_judge(body, extra="", flags=(), **evaluate_kwargs) -> Verdict: a host C kernel whose
+    `launch` has `body`, built by the candidate's runner with cc (the native path without a GPU)."""
+    from runner.evaluator.judge import evaluate
+
+    def run(body: str, extra: str = "", splits=("seen",), measure=False, **kwargs):
+        candidate = tmp_path / f"ccandidate{len(list(tmp_path.glob('ccandidate*')))}"
+        candidate.mkdir()
+        (candidate / "kernel.c").write_text(
+            "#include <stdint.h>\n#include <math.h>\n" + extra +
+            "\nint launch(const float* x, int64_t n, float a, float* y, void* stream) {\n" + body + "\n}\n")
+        ev = evaluate(native_task, candidate, "cpu", splits=splits, measure=measure, language="c", **kwargs)
+        return Verdict(ev, CSCALE, "cuda2cuda")
+    return run
