@@ -41,7 +41,9 @@ class Runner:
         self.base: list = []           # the current config's inputs, on the device
         self.work: list = []           # persistent buffers the timed repetitions read (refilled per rep)
         self.spec: list = []           # output shapes/dtypes for native kernels (harness-allocated)
-        self.kept: list = []           # outputs of the last timed batch, by repetition
+        self.kept: list = []           # outputs of the last timed batch, by repetition (copies in `ring`)
+        self.ring: list = []           # preallocated copies of outputs, reused from batch to batch
+        self.scratch: list = []        # float32 buffers the per-repetition perturbation draws into
         self.clock = None
         self.replay = None             # CUDA-graph replay of one call, when timing replays
         self.replay_state = None
@@ -84,6 +86,9 @@ class Runner:
                 base.append(protocol.scalar(value))
         self.base = base
         self.work = [a.clone() if isinstance(a, torch.Tensor) else a for a in base]
+        self.scratch = [torch.empty(a.shape, device=a.device, dtype=torch.float32)
+                        if isinstance(a, torch.Tensor) and a.is_floating_point() else None for a in base]
+        self.ring = []
         self.spec = [torch.empty(s["shape"], dtype=getattr(torch, s["dtype"]), device="meta") for s in msg["spec"]]
         self.kept, self.replay, self.replay_state = [], None, None
         self.sync()
@@ -198,12 +203,25 @@ class Runner:
         return self.clock
 
     def _call_fn(self):
-        """The zero-argument callable each repetition times, and whether its output must be copied
-        to be kept (harness-allocated or graph buffers are rewritten by the next repetition)."""
+        """The zero-argument callable each repetition times."""
         if self.replay is not None:
-            return self.replay, True
+            return self.replay
         state = self.kernel.prepare(self.work, self.spec)
-        return (lambda: self.kernel.run(self.work, state)), state is not None
+        return lambda: self.kernel.run(self.work, state)
+
+    def _keep(self, i: int, outs) -> tuple:
+        """A copy of repetition i's outputs in the ring (allocated once, outside every timed span):
+        the kernel's own output is released as it would be in use, so the allocator sees the same
+        pattern as in an untimed loop, and harness or graph buffers may be rewritten freely."""
+        import torch
+        while len(self.ring) <= i:
+            self.ring.append(tuple(torch.empty_like(o, memory_format=torch.contiguous_format) for o in outs))
+        slot = self.ring[i]
+        if len(slot) != len(outs) or any(s.shape != o.shape or s.dtype != o.dtype for s, o in zip(slot, outs)):
+            slot = self.ring[i] = tuple(torch.empty_like(o, memory_format=torch.contiguous_format) for o in outs)
+        for s, o in zip(slot, outs):
+            s.copy_(o)
+        return slot
 
     def capture(self, msg, _fds) -> dict:
         clock = self._clock(msg)
@@ -227,7 +245,7 @@ class Runner:
             clock.set_pad(float(msg["pad_ms"]))
         n, seed, delta = int(msg["n"]), int(msg["seed"]), float(msg.get("delta", protocol.PERTURBATION))
         keep = bool(msg.get("keep", True))
-        fn, copy_out = self._call_fn()
+        fn = self._call_fn()
         watch_at = self._pick.randrange(n) if msg.get("watch") and self.device == "cuda" else -1
         samples, gaps, host, digests = [], [], [], []
         weights = None
@@ -237,11 +255,8 @@ class Runner:
         gc.disable()
         try:
             for i in range(n):
-                fresh = protocol.perturbed(self.base, protocol.repetition_seed(seed, i), delta)
-                for w, f in zip(self.work, fresh):
-                    if isinstance(w, torch.Tensor):
-                        w.copy_(f)
-                del fresh
+                protocol.perturbed(self.base, protocol.repetition_seed(seed, i), delta, out=self.work,
+                                   scratch=self.scratch)
                 for buf in (self.replay.output if self.replay is not None else ()):
                     poison(buf, i % 2)  # a replay rewrites its captured outputs; stale values fail
                 watch = None
@@ -268,14 +283,13 @@ class Runner:
                 outs = _as_tuple(out)
                 if any(type(o) is not torch.Tensor for o in outs):
                     return {"ok": False, "error": "a timed call returned something other than torch.Tensor outputs"}
-                if copy_out:
-                    outs = tuple(o.clone() for o in outs)
+                kept = self._keep(i, outs) if keep else outs
                 if weights is None:
                     weights = protocol.digest_weights(outs, int(msg["digest_seed"]))
-                digests.append(protocol.digest(outs, weights))
+                digests.append(protocol.digest(kept, weights))
                 if keep:
-                    self.kept.append(outs)
-                del out, outs
+                    self.kept.append(kept)
+                del out, outs, kept
                 samples.append(float(sample))
                 gaps.append(float(gap))
                 host.append(float(getattr(clock, "host_ms", 0.0)))

@@ -173,46 +173,57 @@ def repetition_seed(batch_seed: int, index: int) -> int:
     return (batch_seed + SEED_STRIDE * (index + 1)) % (2**62)
 
 
-def perturbed(base, seed: int, delta: float = PERTURBATION) -> list:
+def perturbed(base, seed: int, delta: float = PERTURBATION, out=None, scratch=None) -> list:
     """The inputs of one timed repetition: every floating-point tensor of `base` multiplied element
     by element by (1 + delta * u), u uniform in [-1, 1) from a generator on the tensor's device
     seeded with `seed`; integers and scalars unchanged. The judge recomputes the same values for the
-    repetitions it checks (same device type, same torch): no output of an earlier call is correct
-    for them, and no single rescaling turns one into the other."""
+    repetitions it checks (same device type, same torch, same operations): no output of an earlier
+    call is correct for them, and no single rescaling turns one into the other. With `out` (tensors
+    shaped like `base`) and `scratch` (float32, one per tensor) the values are written in place."""
     import torch
-    out = []
+    result = []
     for i, a in enumerate(base):
-        if isinstance(a, torch.Tensor) and a.is_floating_point() and a.numel():
+        if not isinstance(a, torch.Tensor):
+            result.append(a)
+            continue
+        target = out[i] if out is not None else torch.empty_like(a)
+        if a.is_floating_point() and a.numel():
             gen = torch.Generator(device=a.device).manual_seed((seed + i) % (2**62))
-            u = torch.rand(a.shape, generator=gen, device=a.device, dtype=torch.float32)
-            out.append(a * (u.mul_(2.0 * delta).add_(1.0 - delta)).to(a.dtype))
-        elif isinstance(a, torch.Tensor):
-            out.append(a.clone())
+            u = scratch[i] if scratch is not None else torch.empty(a.shape, device=a.device, dtype=torch.float32)
+            torch.rand(a.shape, generator=gen, device=a.device, dtype=torch.float32, out=u)
+            u.mul_(2.0 * delta).add_(1.0 - delta)
+            if a.dtype == torch.float32:
+                torch.mul(a, u, out=target)
+            else:
+                target.copy_(a * u.to(a.dtype))
         else:
-            out.append(a)
-    return out
+            target.copy_(a)
+        result.append(target)
+    return result
 
 
 def digest_weights(outputs, seed: int) -> list:
-    """Random float64 weights, one per output element, on the outputs' device."""
+    """Random float32 weights in [-1, 1), one per output element, on the outputs' device."""
     import torch
     weights = []
     for i, o in enumerate(outputs):
         gen = torch.Generator(device=o.device).manual_seed((seed + i) % (2**62))
-        weights.append(torch.rand(o.numel(), generator=gen, device=o.device, dtype=torch.float64) * 2 - 1)
+        w = torch.rand(o.numel(), generator=gen, device=o.device, dtype=torch.float32)
+        weights.append(w.mul_(2.0).sub_(1.0))
     return weights
 
 
 def digest(outputs, weights) -> list[float]:
-    """One number per output: the weighted sum of its elements in float64. A runner commits to the
+    """One number per output: the weighted sum of its elements (float32). A runner commits to the
     digests of every timed repetition before the judge names the one it checks; a correct digest
-    cannot be had without the outputs it sums."""
+    cannot be had without every element it sums. Computed by both sides with the same operations on
+    the same bytes, so an honest runner's digest is the judge's to the last bit or nearly."""
     import torch
     values = []
     for o, w in zip(outputs, weights):
         if o.numel() != w.numel():
             values.append(float("nan"))
             continue
-        flat = o.detach().reshape(-1).to(torch.float64)
-        values.append(float(torch.dot(flat.nan_to_num(nan=0.0, posinf=1e300, neginf=-1e300), w)))
+        flat = o.detach().reshape(-1)
+        values.append(float(torch.dot(flat if flat.dtype == torch.float32 else flat.float(), w)))
     return values

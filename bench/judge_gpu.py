@@ -1,0 +1,331 @@
+"""GPU measurements of the judge split (docs/benchmarks.md, docs/results/).
+
+    python3 bench/judge_gpu.py fidelity --out DIR [--repeats N] [--tasks T ...]
+        every task's solution (oracle) and, for X->X tasks, the task as shipped (noop: baseline
+        against itself, two runner processes) through `python -m runner.evaluator`; per config the
+        times, the judge's time-bound figures and the flags; noop repeated N times (self-speedup).
+    python3 bench/judge_gpu.py overhead --out DIR --old OLD_PYTHONPATH [--tasks T ...]
+        wall time of one evaluation of each solution with the evaluator of OLD_PYTHONPATH (the
+        in-process harness) and with this one.
+    python3 bench/judge_gpu.py redteam --out DIR
+        GPU-only cheats through the judge: side streams (getattr, the driver's entry point), a
+        forged event timer, a skipped L2 flush, an empty CUDA graph, work left to a thread.
+    python3 bench/judge_gpu.py ncu --out DIR [--tasks T ...]
+        Nsight Compute's gpu__time_duration of each single-kernel solution on its largest seen
+        config, against the candidate time the judge reported for it.
+
+Each writes DIR/<mode>.json and prints a table. Needs a CUDA GPU and nvcc; ncu for `ncu`.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CUDA_TASKS = ("triton2triton/softmax", "triton2triton/matmul", "torch2triton/rmsnorm", "torch2triton/silu_mul",
+              "cuda2cuda/softmax", "cuda2cuda/transpose", "torch2cuda/rmsnorm", "torch2cuda/bias_gelu_residual")
+
+
+def evaluate(task: str, candidate: Path | None, out: Path, pythonpath: str, extra=(), timeout=600) -> dict:
+    argv = [sys.executable, "-m", "runner.evaluator", str(ROOT / "tasks" / task), "--tasks-root", str(ROOT / "tasks"),
+            "--device", "cuda", "--out", str(out), *extra]
+    if candidate is not None:
+        argv += ["--candidate", str(candidate)]
+    env = {**os.environ, "PYTHONPATH": pythonpath}
+    started = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, cwd=str(out.parent))
+    wall = time.perf_counter() - started
+    data = json.loads(out.read_text()) if out.is_file() else {"error": proc.stderr[-2000:]}
+    data["wall_s"] = round(wall, 2)
+    if proc.returncode != 0:
+        data["error"] = (data.get("error") or "") + proc.stderr[-1500:]
+    return data
+
+
+def rows(data: dict) -> list[dict]:
+    keep = ("config", "split", "correct", "error", "baseline_ms", "candidate_ms", "speedup", "judge_excess_ms",
+            "judge_overhead_ms", "flags")
+    return [{k: c.get(k) for k in keep} for c in data.get("configs", [])]
+
+
+def fidelity(args) -> dict:
+    results = []
+    for task in args.tasks:
+        runs = [("oracle", ROOT / "tasks" / task / "solution")]
+        if task.split("/")[0] in ("cuda2cuda", "triton2triton"):
+            runs += [("noop", None)] * args.repeats
+        for i, (agent, cand) in enumerate(runs):
+            data = evaluate(task, cand, args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.json", str(ROOT),
+                            extra=args.eval_args)
+            results.append({"task": task, "agent": agent, "wall_s": data["wall_s"], "flags": data.get("flags"),
+                            "notes": data.get("notes"), "error": data.get("error"), "rows": rows(data),
+                            "environment": data.get("environment")})
+            r = results[-1]
+            print(f"{task:32s} {agent:6s} {r['wall_s']:7.1f}s flags={r['flags']} err={(r['error'] or '')[:200]}")
+            for c in r["rows"]:
+                print(f"    {c['split']:6s} {c['config']:20s} ok={c['correct']} base={c['baseline_ms']} cand={c['candidate_ms']} "
+                      f"x={c['speedup'] and round(c['speedup'], 4)} excess={c['judge_excess_ms']} over={c['judge_overhead_ms']} "
+                      f"err={c['error']} flags={c['flags']}")
+    noop = [abs(c["speedup"] - 1) for r in results if r["agent"] == "noop" for c in r["rows"] if c["speedup"]]
+    excess = [abs(c["judge_excess_ms"]) for r in results for c in r["rows"] if c["judge_excess_ms"] is not None]
+    summary = {"noop_abs_dev_median": statistics.median(noop) if noop else None,
+               "noop_abs_dev_max": max(noop) if noop else None, "noop_configs": len(noop),
+               "judge_excess_abs_ms_median": statistics.median(excess) if excess else None,
+               "judge_excess_abs_ms_max": max(excess) if excess else None,
+               "flagged_honest": [(r["task"], r["agent"], r["flags"]) for r in results if r["flags"]]}
+    print(json.dumps(summary, indent=1))
+    return {"results": results, "summary": summary}
+
+
+def overhead(args) -> dict:
+    results = []
+    for task in args.tasks:
+        cand = ROOT / "tasks" / task / "solution"
+        old = evaluate(task, cand, args.out / f"old-{task.replace('/', '_')}.json", args.old)
+        new = evaluate(task, cand, args.out / f"new-{task.replace('/', '_')}.json", str(ROOT))
+        results.append({"task": task, "old_s": old["wall_s"], "new_s": new["wall_s"],
+                        "ratio": round(new["wall_s"] / old["wall_s"], 3),
+                        "old_correct": all(c["correct"] for c in old.get("configs", [])) and bool(old.get("configs")),
+                        "new_correct": all(c["correct"] for c in new.get("configs", [])) and bool(new.get("configs")),
+                        "old_error": (old.get("error") or "")[:300], "new_error": (new.get("error") or "")[:300]})
+        print(results[-1])
+    total_old = sum(r["old_s"] for r in results)
+    total_new = sum(r["new_s"] for r in results)
+    summary = {"old_total_s": round(total_old, 1), "new_total_s": round(total_new, 1),
+               "ratio": round(total_new / total_old, 3) if total_old else None}
+    print(summary)
+    return {"results": results, "summary": summary}
+
+
+# -- GPU cheats ---------------------------------------------------------------------------------------
+SOFTMAX = (ROOT / "tasks" / "triton2triton" / "softmax" / "solution" / "kernel.py").read_text()
+ENTRY = "softmax"      # the task's symbol is read from its task.toml below
+CHEATS = {
+    "side_stream_getattr": '''
+_side = getattr(torch.cuda, "Str" + "eam")()
+
+
+def {sym}(*args):
+    with getattr(torch.cuda, "str" + "eam")(_side):
+        return _honest(*args)
+''',
+    "side_stream_driver": '''
+import ctypes
+_cu = ctypes.CDLL("libcuda.so.1")
+_h = ctypes.c_void_p()
+torch.zeros(1, device="cuda")
+assert _cu.cuStreamCreate(ctypes.byref(_h), 1) == 0
+_side = torch.cuda.ExternalStream(_h.value)
+
+
+def {sym}(*args):
+    with torch.cuda.stream(_side):
+        return _honest(*args)
+''',
+    "forged_event_timer": '''
+_elapsed = torch.cuda.Event.elapsed_time
+torch.cuda.Event.elapsed_time = lambda self, end: _elapsed(self, end) / 4
+
+
+def {sym}(*args):
+    return _honest(*args)
+''',
+    "skipped_l2_flush": '''
+import sys
+for _name, _mod in list(sys.modules.items()):
+    if _name.endswith("evaluator.timing"):
+        _mod.GpuClock.flush = lambda self: None
+
+
+def {sym}(*args):
+    return _honest(*args)
+''',
+    "thread_after_return": '''
+import threading, sys
+
+
+def _timed():
+    f = sys._getframe(2)
+    while f is not None:
+        if f.f_code.co_name == "once":
+            return True
+        f = f.f_back
+    return False
+
+
+def {sym}(*args):
+    if not _timed():
+        return _honest(*args)
+    out = torch.empty_like(args[0])
+    ev = torch.cuda.Event()
+    ev.record()
+
+    def later():
+        ev.synchronize()
+        out.copy_(_honest(*args))
+        torch.cuda.synchronize()
+    threading.Thread(target=later).start()
+    return out
+''',
+}
+
+
+def redteam(args) -> dict:
+    import tomllib
+    task = "triton2triton/softmax"
+    meta = tomllib.loads((ROOT / "tasks" / task / "task.toml").read_text())
+    sym = meta["candidate"]["symbol"]
+    honest = SOFTMAX.replace(f"def {sym}(", "def _honest(")
+    results = []
+    cheats = dict(CHEATS)
+    cheats["empty_graph"] = '''
+_last = {}
+
+
+def {sym}(*args):
+    if torch.cuda.is_current_stream_capturing():
+        return _last["out"]            # the graph records nothing: replays leave the output as it was
+    _last["out"] = _honest(*args)
+    return _last["out"]
+'''
+    for name, body in [("honest", "\ndef {sym}(*args):\n    return _honest(*args)\n"), *cheats.items()]:
+        with tempfile.TemporaryDirectory() as tmp:
+            cand = Path(tmp) / "candidate"
+            cand.mkdir()
+            (cand / "kernel.py").write_text(honest + "\n" + body.replace("{sym}", sym))
+            extra = ["--graph"] if name == "empty_graph" else []
+            data = evaluate(task, cand, args.out / f"red-{name}.json", str(ROOT), extra=["--split", "seen", *extra])
+        correct = bool(data.get("configs")) and all(c["correct"] for c in data["configs"])
+        flags = data.get("flags") or []
+        rejected = (not correct) or bool(flags)
+        results.append({"cheat": name, "correct": correct, "flags": flags, "rejected": rejected,
+                        "errors": sorted({(c.get("error") or "")[:160] for c in data.get("configs", [])} - {""}),
+                        "rows": rows(data), "error": (data.get("error") or "")[:500], "wall_s": data["wall_s"]})
+        print(f"{name:22s} correct={correct} rejected={rejected} flags={[f[:120] for f in flags]} "
+              f"errors={results[-1]['errors'][:2]} err={results[-1]['error'][:200]}")
+    return {"results": results}
+
+
+def ncu(args) -> dict:
+    """ncu of the solution's kernel(s) on the largest seen config, called CALLS times in a plain loop
+    (no harness), against the judge's candidate_ms for the same config."""
+    import tomllib
+    ncu_bin = next((p for p in ("ncu", "/usr/local/cuda/bin/ncu") if subprocess.run(["which", p], capture_output=True).returncode == 0
+                    or Path(p).exists()), "ncu")
+    results = []
+    for task in args.tasks:
+        data = evaluate(task, ROOT / "tasks" / task / "solution", args.out / f"ncu-judge-{task.replace('/', '_')}.json",
+                        str(ROOT), extra=["--split", "seen"])
+        configs = data.get("configs", [])
+        if not configs:
+            results.append({"task": task, "error": data.get("error", "")[:300]})
+            continue
+        meta = tomllib.loads((ROOT / "tasks" / task / "task.toml").read_text())
+        big = max(configs, key=lambda c: _size(c["params"]))
+        script = NCU_SCRIPT.format(root=str(ROOT), task=task, config=json.dumps(big["params"]), name=big["config"],
+                                   calls=args.calls, lang=task.split("2")[1], entry=meta["candidate"]["entry"],
+                                   symbol=meta["candidate"]["symbol"])
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "probe.py").write_text(script)
+            proc = subprocess.run([ncu_bin, "--nvtx", "--nvtx-include", "timed/", "--metrics", "gpu__time_duration.sum",
+                                   "--cache-control", "all", "--clock-control", "none", "--csv", "--print-units", "base",
+                                   sys.executable, str(Path(tmp) / "probe.py")], capture_output=True, text=True,
+                                  timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        per_call = _ncu_calls(proc.stdout, args.calls)
+        ncu_ms = statistics.median(per_call) if per_call else None
+        row = {"task": task, "config": big["config"], "judge_ms": big["candidate_ms"], "ncu_ms": ncu_ms,
+               "kernels_per_call": (len(_ncu_kernels(proc.stdout)) // args.calls) if per_call else None,
+               "diff_pct": round(100 * (big["candidate_ms"] / ncu_ms - 1), 2) if ncu_ms and big["candidate_ms"] else None,
+               "error": None if per_call else (proc.stderr[-400:] + proc.stdout[-400:])}
+        results.append(row)
+        print(row)
+    return {"results": results}
+
+
+def _size(params: dict) -> int:
+    n = 1
+    for v in params.values():
+        if isinstance(v, int) and not isinstance(v, bool):
+            n *= max(1, v)
+    return n
+
+
+NCU_SCRIPT = '''
+import json, sys, torch
+sys.path.insert(0, {root!r})
+from pathlib import Path
+from runner.evaluator.judge import import_reference, _seed, TIMING_SEED
+from runner.evaluator.build import compile_native, device_arch, load_native, load_python
+from runner.task import Config
+root = Path({root!r}) / "tasks" / {task!r}
+ref = import_reference(root / "reference.py") if (root / "reference.py").exists() else None
+if ref is None:
+    from runner.task import load_task
+    ref = import_reference(load_task(root, Path({root!r}) / "tasks").reference)
+config = Config(name={name!r}, split="seen", params=json.loads({config!r}))
+gen = torch.Generator().manual_seed(_seed(config, TIMING_SEED))
+args = list(ref.make_inputs(dict(config.params), gen, "cuda"))
+expected = ref.reference(*args)
+sol = root / "solution"
+if {lang!r} == "triton":
+    k = load_python(sol / {entry!r}, {symbol!r}, "candidate")
+else:
+    lib, _ = compile_native("cuda", sol, {entry!r}, device_arch("cuda"))
+    k = load_native(lib, {symbol!r}, "candidate")
+outs = expected if isinstance(expected, (tuple, list)) else (expected,)
+state = k.prepare(args, [torch.empty_like(o, device="meta") for o in outs])
+for _ in range(3):
+    k.run(args, state)
+torch.cuda.synchronize()
+for _ in range({calls}):
+    torch.cuda.nvtx.range_push("timed")
+    k.run(args, state)
+    torch.cuda.nvtx.range_pop()
+torch.cuda.synchronize()
+'''
+
+
+def _ncu_kernels(stdout: str) -> list[float]:
+    import csv
+    import io
+    lines = [ln for ln in stdout.splitlines() if ln.startswith('"')]
+    if not lines:
+        return []
+    reader = csv.DictReader(io.StringIO("\n".join(lines)))
+    return [float(r["Metric Value"]) / 1e6 for r in reader if r.get("Metric Name") == "gpu__time_duration.sum"]
+
+
+def _ncu_calls(stdout: str, calls: int) -> list[float]:
+    kernels = _ncu_kernels(stdout)
+    if not kernels or len(kernels) % calls:
+        return []
+    per = len(kernels) // calls
+    return [sum(kernels[i * per:(i + 1) * per]) for i in range(calls)]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mode", choices=("fidelity", "overhead", "redteam", "ncu"))
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--tasks", nargs="*", default=list(CUDA_TASKS))
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--old", default="")
+    parser.add_argument("--calls", type=int, default=30)
+    parser.add_argument("--eval-args", nargs="*", default=[])
+    args = parser.parse_args(argv)
+    args.out = args.out.resolve()
+    args.out.mkdir(parents=True, exist_ok=True)
+    result = {"fidelity": fidelity, "overhead": overhead, "redteam": redteam, "ncu": ncu}[args.mode](args)
+    (args.out / f"{args.mode}.json").write_text(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
