@@ -38,7 +38,7 @@ def evaluate(task: str, candidate: Path | None, out: Path, pythonpath: str, extr
             "--device", "cuda", "--out", str(out), *extra]
     if candidate is not None:
         argv += ["--candidate", str(candidate)]
-    env = {**os.environ, "PYTHONPATH": pythonpath}
+    env = {**os.environ, "PYTHONPATH": pythonpath, "GAUNTLET_JUDGE_TRACE": str(out.with_suffix(".trace.jsonl"))}
     started = time.perf_counter()
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, cwd=str(out.parent))
     wall = time.perf_counter() - started

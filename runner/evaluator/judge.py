@@ -439,6 +439,9 @@ class Judge:
             host += warm["host_ms"]
             estimate[name] = max(warm["samples"] if cpu else self._batch(runner, 3, common, keep=False)["samples"])
         pad = timing.launch_pad_ms(host) if self.device != "cpu" else None
+        if pad is not None:
+            import torch
+            common["cycles_per_ms"] = timing.spin_rate(torch)      # one figure for both runners
         out_bytes = sum(t.numel() * t.element_size() for t in expected.tensors)
         capacity = max(1, min(timing.MAX_REPS, KEPT_BYTES[self.kind] // max(1, 2 * out_bytes)))
         samples = {name: [] for name in runners}
@@ -463,6 +466,12 @@ class Judge:
                         self._check_repetition(runner, args, expected, seed, reply["digests"])
                     runner.request({"op": "release"})
         timed = {name: timing.stats(samples[name], 0, gaps[name]) for name in runners}
+        trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: every batch, for the record
+        if trace:
+            with open(trace, "a") as fh:
+                fh.write(__import__("json").dumps({"config": config.name, "walls": walls, "pad_ms": pad,
+                                                   "cycles_per_ms": common.get("cycles_per_ms"),
+                                                   "median_ms": {k: v.median_ms for k, v in timed.items()}}) + "\n")
         return timed["baseline"], timed["candidate"], self._bound(walls, timed["candidate"])
 
     def _batch(self, runner: RunnerClient, n: int, common: dict, *, keep: bool, watch: bool = False,

@@ -89,6 +89,7 @@ class Runner:
         self.scratch = [torch.empty(a.shape, device=a.device, dtype=torch.float32)
                         if isinstance(a, torch.Tensor) and a.is_floating_point() else None for a in base]
         self.ring = []
+        self.generators = [torch.Generator(device=a.device) if isinstance(a, torch.Tensor) else None for a in base]
         self.spec = [torch.empty(s["shape"], dtype=getattr(torch, s["dtype"]), device="meta") for s in msg["spec"]]
         self.kept, self.replay, self.replay_state = [], None, None
         self.sync()
@@ -242,7 +243,7 @@ class Runner:
         from .guard import LaunchCounter, StreamWatch, foreign_work
         clock = self._clock(msg)
         if msg.get("pad_ms") is not None and hasattr(clock, "set_pad"):
-            clock.set_pad(float(msg["pad_ms"]))
+            clock.set_pad(float(msg["pad_ms"]), float(msg.get("cycles_per_ms") or 0.0) or None)
         n, seed, delta = int(msg["n"]), int(msg["seed"]), float(msg.get("delta", protocol.PERTURBATION))
         keep = bool(msg.get("keep", True))
         fn = self._call_fn()
@@ -256,7 +257,7 @@ class Runner:
         try:
             for i in range(n):
                 protocol.perturbed(self.base, protocol.repetition_seed(seed, i), delta, out=self.work,
-                                   scratch=self.scratch)
+                                   scratch=self.scratch, generators=self.generators)
                 for buf in (self.replay.output if self.replay is not None else ()):
                     poison(buf, i % 2)  # a replay rewrites its captured outputs; stale values fail
                 watch = None

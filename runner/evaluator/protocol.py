@@ -173,7 +173,7 @@ def repetition_seed(batch_seed: int, index: int) -> int:
     return (batch_seed + SEED_STRIDE * (index + 1)) % (2**62)
 
 
-def perturbed(base, seed: int, delta: float = PERTURBATION, out=None, scratch=None) -> list:
+def perturbed(base, seed: int, delta: float = PERTURBATION, out=None, scratch=None, generators=None) -> list:
     """The inputs of one timed repetition: every floating-point tensor of `base` multiplied element
     by element by (1 + delta * u), u uniform in [-1, 1) from a generator on the tensor's device
     seeded with `seed`; integers and scalars unchanged. The judge recomputes the same values for the
@@ -188,7 +188,8 @@ def perturbed(base, seed: int, delta: float = PERTURBATION, out=None, scratch=No
             continue
         target = out[i] if out is not None else torch.empty_like(a)
         if a.is_floating_point() and a.numel():
-            gen = torch.Generator(device=a.device).manual_seed((seed + i) % (2**62))
+            gen = (generators[i] if generators is not None else torch.Generator(device=a.device))
+            gen.manual_seed((seed + i) % (2**62))
             u = scratch[i] if scratch is not None else torch.empty(a.shape, device=a.device, dtype=torch.float32)
             torch.rand(a.shape, generator=gen, device=a.device, dtype=torch.float32, out=u)
             u.mul_(2.0 * delta).add_(1.0 - delta)

@@ -192,10 +192,14 @@ class GpuClock:
             self._event_sync(self.end)
             self.cycles_per_ms = probe / max(self._elapsed(self.start, self.end), 1e-3)
 
-    def set_pad(self, pad_ms: float) -> None:
-        """The spin before every timed call, in ms (the judge picks one pad for both kernels)."""
-        if self.spin is not None and self.cycles_per_ms:
-            self.spin_cycles = int(min(LAUNCH_COVER_MAX_MS, max(0.0, pad_ms)) * self.cycles_per_ms)
+    def set_pad(self, pad_ms: float, cycles_per_ms: float | None = None) -> None:
+        """The spin before every timed call, in ms. The judge picks one pad for both kernels and one
+        cycles-per-ms figure (SM clock cycles: the same GPU for both), so both spin the same cycles;
+        each runner calibrating its own would give each its own calibration error (seen on an H100:
+        a spin too short in one process let its launcher's host time into its samples)."""
+        rate = cycles_per_ms or self.cycles_per_ms
+        if self.spin is not None and rate:
+            self.spin_cycles = int(min(LAUNCH_COVER_MAX_MS, max(0.0, pad_ms)) * rate)
 
     def once(self, fn):
         """(sample, gap, output): the sample is the tight time less the empty pair's span; `gap` =
@@ -234,6 +238,24 @@ def make_clock(device: str, regime: str = "cold", graph: bool = False):
     if regime not in REGIMES:
         raise ValueError(f"timing regime {regime!r} is not one of {REGIMES}")
     return CpuClock(regime) if device == "cpu" else GpuClock(regime, graph)
+
+
+def spin_rate(torch, probe_cycles: int = 2_000_000, tries: int = 3) -> float:
+    """SM clock cycles per ms of `torch.cuda._sleep`, measured on a busy (boosted) GPU: the fastest
+    of a few probes after a warm-up spin."""
+    spin = getattr(torch.cuda, "_sleep", None)
+    if spin is None:
+        return 0.0
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    spin(probe_cycles)
+    best = 0.0
+    for _ in range(tries):
+        start.record()
+        spin(probe_cycles)
+        end.record()
+        end.synchronize()
+        best = max(best, probe_cycles / max(start.elapsed_time(end), 1e-3))
+    return best
 
 
 def reps_per_round(estimate_ms: float) -> int:
