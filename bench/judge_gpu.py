@@ -319,8 +319,11 @@ def main(argv=None) -> int:
     parser.add_argument("--old", default="")
     parser.add_argument("--calls", type=int, default=30)
     parser.add_argument("--eval-args", nargs="*", default=[])
+    parser.add_argument("--candidate-first", action="store_true", help="time the candidate's batch first in each round")
     args = parser.parse_args(argv)
     args.out = args.out.resolve()
+    if args.candidate_first:
+        os.environ["GAUNTLET_JUDGE_ORDER"] = "candidate-first"
     args.out.mkdir(parents=True, exist_ok=True)
     result = {"fidelity": fidelity, "overhead": overhead, "redteam": redteam, "ncu": ncu}[args.mode](args)
     (args.out / f"{args.mode}.json").write_text(json.dumps(result, indent=1))

@@ -413,6 +413,8 @@ class Judge:
         args = self.inputs(config, TIMING_SEED)
         expected = self.expected(args)
         runners = {"baseline": baseline, "candidate": candidate}
+        if os.environ.get("GAUNTLET_JUDGE_ORDER") == "candidate-first":   # a diagnosis aid (bench/judge_gpu.py)
+            runners = {"candidate": candidate, "baseline": baseline}
         for runner in runners.values():
             self.load(runner, args, expected)
         graph = self.graph and self.device != "cpu"
