@@ -54,9 +54,13 @@ ESCAPED_MIN_MS, ESCAPED_REL = 0.02, 0.5                         # gap excess tha
 CHECK_PROBABILITY = 0.5          # a timed batch of the candidate is checked with this chance (and the last always)
 KEPT_BYTES = {"gpu": 4 << 30, "cpu": 256 << 20}                 # outputs a runner keeps per batch
 # The time bound: the candidate's per-call wall time not explained by its samples, less the
-# baseline's, must stay within max(ABS, REL x the candidate's median sample).
-BOUND_ABS_MS = {"gpu": 0.03, "cpu": 25.0}     # CPU: a shared 2-core machine; times there are not meaningful
-BOUND_REL = 0.25
+# baseline's, must stay within max(ABS, REL x the candidate's median sample). Set from honest runs:
+# on an H100 (73 configs, oracle and noop) |excess| had median 0.04 ms, p95 0.16 ms, max 0.23 ms,
+# whole batches of either runner now and then running 0.06-0.12 ms per call slow; so a forgery is
+# caught when it hides more than 0.5 ms, or more than the time it reports, per call. CPU: a shared
+# 2-core machine, where times are not meaningful anyway.
+BOUND_ABS_MS = {"gpu": 0.5, "cpu": 25.0}
+BOUND_REL = 1.0
 TIMEOUTS_S = {"build": 900.0, "inputs": 300.0, "call": 300.0, "capture": 300.0, "time": 600.0,
               "export": 300.0, "release": 60.0, "exit": 10.0}
 DIGEST_RTOL = 1e-5           # same bytes, same operations: honest digests agree to float32 rounding at most
@@ -343,7 +347,8 @@ class Judge:
         if not reply["ok"]:
             raise Mismatch(str(reply.get("error"))[:300])
 
-    def call(self, runner: RunnerClient, args, expected: Frozen, patterns=(0,), launch_check=False) -> list:
+    def call(self, runner: RunnerClient, args, expected: Frozen, patterns=(0,), launch_check=False,
+             evidence: bool = True) -> list:
         """The runner's outputs for each poison pattern, each call on fresh copies of `args`."""
         self.load(runner, args, expected)
         buffers = [_out_buffers(expected, p) for p in patterns]
@@ -353,7 +358,8 @@ class Judge:
             fds += [b.fd for b in bufs]
         reply = runner.request({"op": "call", "patterns": list(patterns), "out": out, "fp32_task": self.fp32_task,
                                 "launch_check": launch_check}, fds)
-        self._findings(reply)
+        if evidence:
+            self._findings(reply)
         if not reply["ok"]:
             for bufs in buffers:
                 for b in bufs:
@@ -377,13 +383,19 @@ class Judge:
             self.flags += [str(f)[:300] for f in found if isinstance(f, str)]
 
     # -- correctness -----------------------------------------------------------------------------
-    def check_baseline(self, baseline: RunnerClient, config: Config) -> float:
+    def check_baseline(self, baseline: RunnerClient, config: Config, measure: bool) -> float:
+        """When the config is timed, the baseline goes through the very calls the candidate does:
+        both runner processes must reach the timing in the same state (an H100 run showed the
+        candidate's process alone, after its correctness calls, timing some configs 2-7x slower
+        than the same kernel in the baseline's). Otherwise one call suffices."""
+        if measure:
+            return self.check(baseline, config, evidence=False)
         args = self.inputs(config, BASELINE_SEED)
         expected = self.expected(args)
-        got, = self.call(baseline, args, expected)
+        got, = self.call(baseline, args, expected, evidence=False)
         return compare(self.task, got, expected)
 
-    def check(self, candidate: RunnerClient, config: Config) -> float:
+    def check(self, candidate: RunnerClient, config: Config, evidence: bool = True) -> float:
         """Fresh inputs per seed, then outlier inputs; two calls each, poisoned differently."""
         worst, scale_ref = 0.0, 0.0
         stages = [(s, False) for s in self.seeds] + [(s, True) for s in self.outlier_seeds]
@@ -397,7 +409,7 @@ class Judge:
             # An outlier's x50 propagates into outputs: absolute tolerance scales with the output's
             # magnitude relative to the standard stage, never below the task's own.
             atol_scale = max(1.0, amax / scale_ref) if outliers and scale_ref > 0 else 1.0
-            first, second = self.call(candidate, args, expected, patterns=(0, 1))
+            first, second = self.call(candidate, args, expected, patterns=(0, 1), evidence=evidence)
             worst = max(worst, compare(self.task, first, expected, atol_scale, what))
             compare(self.task, second, expected, atol_scale, f" on the second run{what}")
             try:
@@ -538,7 +550,7 @@ class Judge:
                       measure: bool) -> ConfigResult:
         row = ConfigResult(config=config.name, split=config.split, params=dict(config.params), correct=False)
         try:
-            self.check_baseline(baseline, config)
+            self.check_baseline(baseline, config, measure and candidate is not None)
             row.baseline_correct = True
         except Mismatch as exc:
             row.baseline_correct = False

@@ -105,7 +105,9 @@ class Runner:
         import torch
         from .guard import LaunchCounter, ThreadWatch, TorchOpWatch
         calls = []
-        watch_ops = TorchOpWatch(bool(msg.get("fp32_task"))) if self.args.language == "triton" else None
+        # The baseline's runner (PyTorch, or the task's own kernel) is watched alike: the judge ignores
+        # its findings, but both processes must carry the same machinery into the timing.
+        watch_ops = TorchOpWatch(bool(msg.get("fp32_task"))) if self.args.language in ("triton", "python") else None
         threads = ThreadWatch(os_threads=self.args.language not in ("triton", "python"))
         for k, pattern in enumerate(msg["patterns"]):
             args = [a.clone() if isinstance(a, torch.Tensor) else a for a in self.base]
