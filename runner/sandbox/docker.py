@@ -253,7 +253,8 @@ class DockerSandbox:
         tmpfs_opts = f"rw,nosuid,nodev,size={lim['tmpfs']}"
         self._create_kwargs = dict(
             image=self.image, command=["sleep", "infinity"], name=self.name, detach=True, init=True,
-            user=KEEPALIVE_USER, working_dir=spec.workdir_target, hostname="sandbox",
+            # an exec gets the capabilities of the container's user: the judge's container runs as root
+            user="0:0" if judge else KEEPALIVE_USER, working_dir=spec.workdir_target, hostname="sandbox",
             environment=self.env, labels=self.labels, mounts=mounts,
             network_mode="bridge" if spec.network else "none",
             read_only=True,
@@ -275,6 +276,8 @@ class DockerSandbox:
                 _lchown_tree(path, self.uid, self.gid)
         try:
             self.container = self.client.containers.run(**self._create_kwargs)
+            if judge:   # docker gives a tmpfs root 0755 whatever its mode option says
+                self.container.exec_run(["chmod", "0700", JUDGE_DIR], user="0:0")
         except Exception:
             self._restore_owner()
             raise
