@@ -218,3 +218,31 @@ def test_git_history_tampering_changes_nothing(run_agent, tmp_path):
     assert ".gitignore" in r["violations"]
     assert not r["correct_seen"]
     assert not marker.exists()
+
+
+def test_a_candidate_in_the_evaluation_container_reaches_no_hidden_file(engine, shared_tasks, tmp_path):
+    # Defence: in the evaluation container the kernel runner is uid 65534 without capabilities
+    # (setpriv mode); the task folders, the candidate and the verdict live under /gauntlet/judge (0700).
+    from runner.agent import AgentSpec
+    from runner.run import RunOptions, evaluate_candidate
+    from runner.task import load_task
+    task = load_task(shared_tasks / "triton2triton" / "scale", shared_tasks)
+    adir = tmp_path / "run" / "attempts" / "triton2triton__scale"
+    (adir / "candidate").mkdir(parents=True)
+    (adir / "candidate" / "kernel.py").write_text(
+        "import glob, os\n"
+        "found = []\n"
+        "for pattern in ('/gauntlet/judge/**', '/gauntlet/**', '/tmp/**'):\n"
+        "    for path in glob.glob(pattern, recursive=True):\n"
+        "        try:\n"
+        "            if os.path.isfile(path) and 'hidden' + '-prime' in open(path, errors='replace').read():\n"
+        "                found.append(path)\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "raise RuntimeError('FOUND:' + ','.join(found) + ':UID:' + str(os.getuid()))\n")
+    options = RunOptions(agent=AgentSpec(name="redteam", kind="noop"), device="cpu", backend="docker",
+                         tasks_root=shared_tasks)
+    ev = evaluate_candidate(task, adir / "candidate", adir, options)
+    assert "FOUND::UID:65534" in ev.compile_log, ev.compile_log[-600:]
+    assert ev.environment.get("runner_isolation") == "setpriv", ev.environment
+    assert [c.config for c in ev.configs if c.split == "unseen"] == ["hidden-prime", "hidden-tiny"]
