@@ -29,6 +29,15 @@ FORBIDDEN_IMPORTS = {
     "time": "timer_patching", "timeit": "timer_patching",
     "runner": "harness_access", "gauntlet_reference": "harness_access", "reference": "harness_access",
     "socket": "process_control", "urllib": "process_control", "requests": "process_control",
+    # ways out of the process or into the interpreter's machinery that are not on the list above
+    "runpy": "introspection", "atexit": "process_control", "codecs": "introspection", "marshal": "introspection",
+    "faulthandler": "process_control", "site": "introspection", "sysconfig": "introspection",
+    "resource": "process_control", "fcntl": "process_control", "pty": "process_control",
+    "select": "process_control", "selectors": "process_control", "zipimport": "introspection",
+    "code": "introspection", "codeop": "introspection", "pdb": "introspection", "ast": "introspection",
+    "dis": "introspection", "copyreg": "introspection", "numba": "native_access", "cupy": "library_fallback",
+    # a GPU kernel task is not computed on the host
+    "numpy": "numpy_compute", "scipy": "numpy_compute",
 }
 FORBIDDEN_BUILTINS = {
     "__import__": "introspection", "eval": "introspection", "exec": "introspection",
@@ -75,11 +84,53 @@ HALF_METHODS = {"half", "bfloat16"}
 TF32_ATTRS = {"allow_tf32"}
 
 
+NON_TENSOR_FACTORIES = {"set", "list", "dict", "frozenset", "tuple", "collections.deque", "collections.defaultdict",
+                        "collections.OrderedDict", "collections.Counter", "str", "bytearray"}
+
+
+def _constant(node):
+    """The value of a constant expression (string/number literals and + between them), else None."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _constant(node.left), _constant(node.right)
+        if isinstance(left, str) and isinstance(right, str):
+            return left + right
+    if isinstance(node, ast.JoinedStr) and all(isinstance(v, ast.Constant) for v in node.values):
+        return "".join(str(v.value) for v in node.values)
+    return None
+
+
 class _Resolver(ast.NodeVisitor):
-    """Maps local names to the dotted names they were imported as."""
+    """Maps local names to the dotted names they stand for: imports and aliases (`import torch as t`,
+    `from torch import os as o`), plain assignments (`f = torch.softmax`, `a, b = torch.nn, 1`) and
+    `getattr(x, "constant")`; and collects names bound to plain containers (a set's `.add()` is not
+    PyTorch)."""
 
     def __init__(self):
         self.aliases: dict[str, str] = {}
+        self.containers: set[str] = set()
+
+    def visit_Assign(self, node):
+        pairs = []
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                pairs.append((target, node.value))
+            elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(node.value, (ast.Tuple, ast.List)) \
+                    and len(target.elts) == len(node.value.elts):
+                pairs += list(zip(target.elts, node.value.elts))
+        for target, value in pairs:
+            if not isinstance(target, ast.Name):
+                continue
+            if isinstance(value, (ast.Set, ast.List, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)) or (
+                    isinstance(value, ast.Call) and (dotted(value.func, self.aliases) or "") in NON_TENSOR_FACTORIES):
+                self.containers.add(target.id)
+                continue
+            name = dotted(value, self.aliases)
+            roots = {v.split(".")[0] for v in self.aliases.values()} | {"torch", "F", "tl", "triton", "np", "numpy"}
+            if name and name.split(".")[0] in roots:
+                self.aliases[target.id] = name
+        self.generic_visit(node)
 
     def visit_Import(self, node):
         for a in node.names:
@@ -93,9 +144,16 @@ class _Resolver(ast.NodeVisitor):
 
 def dotted(node, aliases) -> str | None:
     parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
+    while True:
+        if isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
+                and len(node.args) >= 2 and isinstance(_constant(node.args[1]), str):
+            parts.append(_constant(node.args[1]))       # getattr(torch, "soft" + "max") is torch.softmax
+            node = node.args[0]
+        else:
+            break
     if not isinstance(node, ast.Name):
         return None
     head = aliases.get(node.id, node.id)
@@ -182,6 +240,12 @@ def check_python(source: str, *, custom_kernel: bool = True, fp32_task: bool = F
                 flag("introspection", f".{node.attr}", node)
             elif node.attr in SUBCLASS_ATTRS:
                 flag("tensor_subclass", f".{node.attr}", node)
+            chain = dotted(node, aliases) or ""
+            for part in chain.split(".")[1:]:     # a forbidden module reached through another: torch.sys, np.os
+                if part in FORBIDDEN_IMPORTS and part not in ("time", "io", "types", "code", "select", "site"):
+                    flag(FORBIDDEN_IMPORTS[part], chain, node)
+            if node.attr == "numpy" and custom_kernel:
+                flag("numpy_compute", f".{node.attr}", node)
         elif isinstance(node, ast.Name):
             if node.id in FORBIDDEN_BUILTINS and node.id not in aliases and node.id not in bound:
                 flag(FORBIDDEN_BUILTINS[node.id], f"{node.id}", node)
@@ -203,8 +267,10 @@ def check_python(source: str, *, custom_kernel: bool = True, fp32_task: bool = F
                 flag("thread_injection", name, node)
             if name in SUBCLASS_CALLS:
                 flag("tensor_subclass", name, node)
+            if name.startswith(("numpy.", "np.", "scipy.")) and custom_kernel:
+                flag("numpy_compute", name, node)
             if name in ("getattr", "setattr", "hasattr") and len(node.args) >= 2 and \
-                    not isinstance(node.args[1], ast.Constant):
+                    _constant(node.args[1]) is None:
                 flag("introspection", f"{name} with a computed name", node)
             if name in ("setattr",) or (name == "getattr" and len(node.args) >= 2 and
                                         isinstance(node.args[1], ast.Constant) and
@@ -219,7 +285,8 @@ def check_python(source: str, *, custom_kernel: bool = True, fp32_task: bool = F
             if custom_kernel and isinstance(node.func, ast.Attribute) and id(node) not in in_jit \
                     and not name.startswith(("tl.", "triton.")):
                 head = dotted(node.func.value, aliases) or ""
-                if node.func.attr in TENSOR_COMPUTE_METHODS and not head.startswith(("tl", "triton", "math")):
+                if node.func.attr in TENSOR_COMPUTE_METHODS and not head.startswith(("tl", "triton", "math")) \
+                        and head not in resolver.containers:
                     flag("torch_fallback", f".{node.func.attr}()", node)
             if fp32_task:
                 if isinstance(node.func, ast.Attribute) and node.func.attr in HALF_METHODS:
@@ -259,7 +326,7 @@ NATIVE_FORBIDDEN = {
     "library_fallback": {"cublasSgemm", "cublasGemmEx", "cublasLtMatmul", "cublasCreate", "cudnnCreate",
                          "hipblasCreate", "rocblas_create_handle", "hipblasLtMatmul", "cublasSgemmStridedBatched"},
 }
-NATIVE_HALF = {"__half", "half", "half2", "__half2", "__nv_bfloat16", "__nv_bfloat162", "hip_bfloat16",
+NATIVE_HALF = {"__half", "half2", "__half2", "__nv_bfloat16", "__nv_bfloat162", "hip_bfloat16",
                "__hip_bfloat16", "__float2half", "__float2half_rn", "__float2bfloat16", "__half2float",
                "__hmul", "__hadd", "__hfma", "wmma", "mma_sync", "__nv_fp8_e4m3", "nv_bfloat16"}
 NATIVE_INCLUDES = {"thread": "thread_injection", "pthread.h": "thread_injection", "future": "thread_injection",
@@ -291,6 +358,9 @@ def check_native(source: str, *, fp32_task: bool = False, filename: str = "kerne
     if fp32_task:
         for name in sorted(names & NATIVE_HALF):
             flags.append(f"precision_downgrade: {name} ({filename})")
+        # `half` the CUDA type (a declaration `half x`, `half*`, a cast `(half)`), not a variable named half
+        if re.search(r"\bhalf\s*(?:\*|&|\s[A-Za-z_]\w*\s*[=;,\)\[])|\(\s*half\s*\)|<\s*half\s*>", code):
+            flags.append(f"precision_downgrade: half ({filename})")
     if "##" in tokens:
         flags.append(f"obfuscation: ## token pasting ({filename})")
     if "__global__" not in names:
