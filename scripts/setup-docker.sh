@@ -17,6 +17,8 @@
 # this machine's apt sources); TORCH_VERSION (2.13.0).
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# the project venv (scripts/install.sh): a stock python3 has neither pip nor the docker SDK
+VPY="${GAUNTLET_VENV:-$REPO/.venv}/bin/python"; [ -x "$VPY" ] || VPY=python3
 CACHE="${GAUNTLET_CACHE:-/var/tmp/gauntlet}"
 DOCKERD_LOG="${DOCKERD_LOG:-/var/log/gauntlet-dockerd.log}"
 BASE_IMAGE="gauntlet-base:bookworm"
@@ -110,13 +112,13 @@ else
     # find-links folder holding torch-2.13.0+cpu; elsewhere use the CPU index below).
     mkdir -p "$WHEELHOUSE"
     extra=()
-    pipconf="$(python3 -m pip config list 2>/dev/null || true)"
+    pipconf="$("$VPY" -m pip config list 2>/dev/null || true)"
     case "$pipconf" in
         *find-links*|*index-url*) say "pip configuration: $(echo "$pipconf" | tr '\n' ' ')" ;;
         *) extra=(--extra-index-url https://download.pytorch.org/whl/cpu) ;;
     esac
     say "pip download torch==$TORCH_VERSION triton numpy (cp311, manylinux x86_64) -> $WHEELHOUSE"
-    python3 -m pip download --quiet --dest "$WHEELHOUSE" --only-binary=:all: --implementation cp \
+    "$VPY" -m pip download --quiet --dest "$WHEELHOUSE" --only-binary=:all: --implementation cp \
         --python-version 3.11 --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
         --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 "${extra[@]}" \
         "torch==$TORCH_VERSION" triton numpy
@@ -140,9 +142,9 @@ fi
 # 6 -------------------------------------------------------------------------------------------
 step "image gauntlet-cpu (offline build)"
 say "gauntlet images build cpu --base $BASE_IMAGE --wheelhouse $WHEELHOUSE ${CLI_ARGS[*]}"
-(cd "$REPO" && python3 -m runner.cli images build cpu --base "$BASE_IMAGE" --wheelhouse "$WHEELHOUSE" \
+(cd "$REPO" && "$VPY" -m runner.cli images build cpu --base "$BASE_IMAGE" --wheelhouse "$WHEELHOUSE" \
     "${CLI_ARGS[@]}" --quiet)
-done_step "$(docker image inspect "gauntlet-cpu:$(cd "$REPO" && python3 -c 'import runner; print(runner.__version__)')" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}')"
+done_step "$(docker image inspect "gauntlet-cpu:$(cd "$REPO" && "$VPY" -c 'import runner; print(runner.__version__)')" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}')"
 
 # 7 -------------------------------------------------------------------------------------------
 # The CUDA and ROCm Dockerfiles' steps on the local base (their upstream bases cannot be pulled
@@ -150,7 +152,7 @@ done_step "$(docker image inspect "gauntlet-cpu:$(cd "$REPO" && python3 -c 'impo
 if [ "${GAUNTLET_SKIP_GPU_DOCKERFILES:-0}" != 1 ]; then
     for platform in cuda rocm; do
         step "Dockerfile.$platform on the local base (offline)"
-        (cd "$REPO" && python3 -m runner.cli images build "$platform" --base "$BASE_IMAGE" --wheelhouse "$WHEELHOUSE" \
+        (cd "$REPO" && "$VPY" -m runner.cli images build "$platform" --base "$BASE_IMAGE" --wheelhouse "$WHEELHOUSE" \
             "${CLI_ARGS[@]}" --tag "gauntlet-$platform:local-test" --quiet)
         docker run --rm --network none --user 1000:1000 "gauntlet-$platform:local-test" sh -c \
             'python3 -c "import torch, triton, numpy" && git --version >/dev/null && node --version >/dev/null && cat /etc/gauntlet-image.json' \
