@@ -31,7 +31,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-RUNNER_UID = 65534
+RUNNER_UID = 65534                  # the candidate's runner (and every runner in the namespace modes)
+BASELINE_UID = 65533                # the baseline's runner in setpriv mode: the judge tells them apart by uid
 UNISOLATED_ENV = "GAUNTLET_ALLOW_UNISOLATED"
 HIDE_ENV = "GAUNTLET_EVAL_HIDE"       # more paths no runner may see (os.pathsep-separated): the run dir
 MODES = ("bwrap", "unshare", "setpriv")
@@ -76,7 +77,10 @@ class Isolation:
             env["TRITON_INTERPRET"] = "1"
         return env
 
-    def wrap(self, argv: list[str], workdir: Path) -> list[str]:
+    def runner_uid(self, role: str) -> int:
+        return BASELINE_UID if role == "baseline" and self.mode == "setpriv" else RUNNER_UID
+
+    def wrap(self, argv: list[str], workdir: Path, role: str = "candidate") -> list[str]:
         """argv run inside the sandbox, with `workdir` its only writable folder."""
         if self.mode == "bwrap":
             return [*self._bwrap(workdir), "--", *argv]
@@ -86,7 +90,8 @@ class Isolation:
                     "--ipc", "--uts", "--propagation", "private", *([] if root else ["--user", "--map-root-user"]),
                     "--", *argv]
         if self.mode == "setpriv":
-            return ["setpriv", f"--reuid={RUNNER_UID}", f"--regid={RUNNER_UID}", "--clear-groups",
+            uid = self.runner_uid(role)
+            return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                     "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--", *argv]
         return list(argv)
 
@@ -171,13 +176,13 @@ class Isolation:
         return f"reachable from the runner sandbox: {reached.replace(chr(10), ', ')[:300]}" if reached else None
 
 
-def prepare_workdir(workdir: Path, mode: str) -> None:
+def prepare_workdir(workdir: Path, mode: str, uid: int = RUNNER_UID) -> None:
     """The runner's own folder, writable by the uid it runs as."""
     (workdir / "tmp").mkdir(parents=True, exist_ok=True)
     if mode in ("unshare", "setpriv") and os.geteuid() == 0:
         for path in [workdir, *workdir.rglob("*")]:
             try:
-                os.lchown(path, RUNNER_UID, RUNNER_UID)
+                os.lchown(path, uid, uid)
             except OSError:
                 pass
 
@@ -185,9 +190,9 @@ def prepare_workdir(workdir: Path, mode: str) -> None:
 _DETECTED: dict = {}
 
 
-def choose(hidden, device: str, scratch: Path, forbidden_write=()) -> Isolation:
+def choose(hidden, device: str, scratch: Path, forbidden_write=(), allow_unisolated: bool = False) -> Isolation:
     """The best mode that works here and passes the probe; IsolationError when none does (unless
-    GAUNTLET_ALLOW_UNISOLATED=1)."""
+    GAUNTLET_ALLOW_UNISOLATED=1, or `allow_unisolated`)."""
     hidden = tuple(sorted({Path(p).resolve() for p in hidden if p}))
     failures = []
     forced = os.environ.get("GAUNTLET_RUNNER_ISOLATION")   # tests pin a mode
@@ -211,7 +216,7 @@ def choose(hidden, device: str, scratch: Path, forbidden_write=()) -> Isolation:
             if problem is None:
                 return iso
             failures.append(f"{mode}: {problem}")
-    if os.environ.get(UNISOLATED_ENV) == "1":
+    if allow_unisolated or os.environ.get(UNISOLATED_ENV) == "1":
         iso = Isolation("none", hidden, device)
         iso.notes.append("note: kernel runners NOT isolated (GAUNTLET_ALLOW_UNISOLATED=1): "
                          + "; ".join(failures)[:300])

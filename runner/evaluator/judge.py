@@ -27,6 +27,7 @@ import math
 import os
 import random
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -79,13 +80,33 @@ class RunnerFailed(Exception):
 
 
 # -- a kernel runner, seen from the judge -----------------------------------------------------------
+def _pid_ns(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid")
+    except OSError:
+        return None
+
+
+def _uid_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("Uid:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 class RunnerClient:
     def __init__(self, isolation: Isolation, tree: Path, *, language: str, entry: str, symbol: str,
                  device: str, role: str, flags=(), scratch: Path):
         self.role = role
+        # setpriv mode: each role its own uid, so the judge can tell the candidate's processes apart
+        self.uid = isolation.runner_uid(role) if isolation.mode == "setpriv" else None
         self.workdir = Path(tempfile.mkdtemp(prefix=f"gauntlet-runner-{role}-"))
         shutil.copytree(tree, self.workdir / "kernel")
-        prepare_workdir(self.workdir, isolation.mode)
+        prepare_workdir(self.workdir, isolation.mode, isolation.runner_uid(role))
         self.log_path = self.workdir / "runner.log"
         judge_end, runner_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         argv = [sys.executable, "-m", "runner.evaluator.kernel_runner", "--fd", str(runner_end.fileno()),
@@ -94,7 +115,7 @@ class RunnerClient:
                 *[a for f in flags for a in ("--flag", f)], *isolation.runner_args()]
         log = open(self.log_path, "wb")
         try:
-            self.proc = subprocess.Popen(isolation.wrap(argv, self.workdir), env=isolation.env(self.workdir),
+            self.proc = subprocess.Popen(isolation.wrap(argv, self.workdir, role), env=isolation.env(self.workdir),
                                          cwd=str(self.workdir), stdin=subprocess.DEVNULL, stdout=log,
                                          stderr=subprocess.STDOUT, pass_fds=(runner_end.fileno(),),
                                          start_new_session=True)
@@ -124,6 +145,39 @@ class RunnerClient:
         if not isinstance(reply.get("ok"), bool):
             raise RunnerFailed(f"the {self.role} runner sent a malformed reply")
         return reply
+
+    # -- the runner's processes, seen from the judge --------------------------------------------
+    def members(self) -> list[int]:
+        """Every process of this runner's sandbox, a double-forked daemon too: the processes of its
+        pid namespace (bwrap, unshare), or of its uid (setpriv), or its descendants (unisolated)."""
+        table = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as fh:
+                        ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+                    table[int(entry)] = ppid
+                except (OSError, ValueError, IndexError):
+                    pass
+        family, grew = {self.proc.pid}, True
+        while grew:
+            grew = False
+            for pid, ppid in table.items():
+                if ppid in family and pid not in family:
+                    family.add(pid)
+                    grew = True
+        if self.uid is not None:                         # setpriv: the runner's own uid
+            return [pid for pid in table if _uid_of(pid) == self.uid]
+        own = _pid_ns(os.getpid())
+        spaces = {_pid_ns(pid) for pid in family} - {own, None}
+        return sorted(family | {pid for pid in table if _pid_ns(pid) in spaces})
+
+    def signal_all(self, sig: int) -> None:
+        for pid in self.members():
+            try:
+                os.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
 
     def _tail(self) -> str:
         try:
@@ -469,10 +523,18 @@ class Judge:
                     n = min(left, capacity)
                     left -= n
                     seed = self.rng.getrandbits(62)
-                    started = time.perf_counter()
-                    reply = self._batch(runner, n, {**common, "pad_ms": pad}, keep=True, seed=seed,
-                                        evidence=name == "candidate")
-                    wall_ms = (time.perf_counter() - started) * 1000.0
+                    # While the baseline is timed every process of the candidate's sandbox is stopped:
+                    # nothing it left running can load the machine or the GPU against the baseline.
+                    if name == "baseline":
+                        candidate.signal_all(signal.SIGSTOP)
+                    try:
+                        started = time.perf_counter()
+                        reply = self._batch(runner, n, {**common, "pad_ms": pad}, keep=True, seed=seed,
+                                            evidence=name == "candidate")
+                        wall_ms = (time.perf_counter() - started) * 1000.0
+                    finally:
+                        if name == "baseline":
+                            candidate.signal_all(signal.SIGCONT)
                     walls[name].append((wall_ms, n, sum(reply["samples"])))
                     samples[name] += reply["samples"]
                     gaps[name] += reply["gaps"]
@@ -750,8 +812,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 if not workspace:
                     evaluation.error = str(exc)
                     return evaluation
-                os.environ["GAUNTLET_ALLOW_UNISOLATED"] = "1"   # an agent's self-check: nothing to hide
-                isolation = choose(hidden, device, scratch)
+                # an agent's self-check in its own workspace: nothing there is hidden
+                isolation = choose(hidden, device, scratch, allow_unisolated=True)
             flags += isolation.notes
             evaluation.environment = environment(device, isolation)
             judge = Judge(task, device, reference, fp32_task=fp32_task, regime=regime, graph=graph,

@@ -3,6 +3,7 @@ against the in-process evaluator. Each names the mechanism that stops it now; th
 run the same attack with that mechanism switched off and show that it then succeeds, so the
 defended test can fail."""
 import json
+import os
 
 import pytest
 
@@ -347,3 +348,53 @@ def forward(x, alpha):
         return x * alpha
 ''')
     assert v.rejected() and v.aka == 0, (v.errors, v.flags)
+
+
+# -- a process left behind to load the machine while the baseline is timed ---------------------------
+def test_every_process_of_the_candidates_sandbox_is_stopped_while_the_baseline_is_timed(scale_task, tmp_path):
+    """A candidate can leave a process running (double fork, new session) to load the CPU or the GPU
+    while the baseline is timed. The judge stops every process of the candidate's sandbox, that one
+    included, around each baseline batch: here the freeze is checked on a real runner sandbox."""
+    import signal
+    import time as _time
+    from runner.evaluator.isolation import choose
+    from runner.evaluator.judge import RunnerClient
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "kernel.py").write_text(
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        while True:\n"
+        "            time.sleep(0.01)\n"
+        "    os._exit(0)\n"
+        "def forward(x, alpha):\n    return x * alpha\n")
+    iso = choose([scale_task.root], "cpu", tmp_path)
+    runner = RunnerClient(iso, tree, language="python", entry="kernel.py", symbol="forward", device="cpu",
+                          role="candidate", scratch=tmp_path)
+    try:
+        assert runner.request({"op": "build"})["compiled"]
+        _time.sleep(0.5)
+        members = runner.members()
+        assert len(members) >= 2, members          # the runner and the daemon, at least
+
+        def states():
+            out = {}
+            for pid in members:
+                try:
+                    out[pid] = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+                except OSError:
+                    pass
+            return out
+        runner.signal_all(signal.SIGSTOP)
+        _time.sleep(0.2)
+        assert set(states().values()) - {"Z"} == {"T"}, states()     # Z: the exited middle child
+        runner.signal_all(signal.SIGCONT)
+        _time.sleep(0.2)
+        assert "T" not in set(states().values()), states()
+    finally:
+        runner.close()
+    _time.sleep(0.5)
+    assert not [pid for pid in members if os.path.exists(f"/proc/{pid}") and
+                open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"]
