@@ -33,6 +33,20 @@ def honest(x, alpha):
     return y
 '''
 
+# What a candidate that does less work when timed uses to tell: the runner's clock on its stack.
+TIMED = '''
+import sys as _sys
+
+
+def _timed():
+    f = _sys._getframe(1)
+    while f is not None:
+        if f.f_code.co_name == "once":
+            return True
+        f = f.f_back
+    return False
+'''
+
 # The native contract of cuda2cuda/cscale: int launch(const float* x, int64_t n, float a, float* y, void* stream)
 C_HONEST = "for (int64_t i = 0; i < n; i++) y[i] = a * x[i];\nreturn 0;"
 

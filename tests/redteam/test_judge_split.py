@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from .conftest import C_HONEST, KERNEL
+from .conftest import C_HONEST, KERNEL, TIMED
 
 HONEST = KERNEL + "\ndef forward(x, alpha):\n    return honest(x, alpha)\n"
 
@@ -303,18 +303,8 @@ def test_wrong_on_the_repetitions_it_guesses_are_not_checked(judge, monkeypatch)
         original(self, *args, **kwargs)
         self.rng = Pick(self.rng)
     monkeypatch.setattr(judge_module.Judge, "__init__", init)
-    v = judge(KERNEL + '''
-import sys
+    v = judge(KERNEL + TIMED + '''
 _n = [0]
-
-
-def _timed():
-    f = sys._getframe(1)
-    while f is not None:
-        if f.f_code.co_name == "once":
-            return True
-        f = f.f_back
-    return False
 
 
 def forward(x, alpha):

@@ -7,7 +7,7 @@ import pytest
 
 from runner.evaluator import guard, timing
 
-from .conftest import C_HONEST, KERNEL
+from .conftest import C_HONEST, KERNEL, TIMED
 
 
 # -- stream injection -----------------------------------------------------------------------------
@@ -267,7 +267,7 @@ def test_work_finished_by_a_thread_after_return(judge):
     """The call returns an empty buffer at once; a `_thread` fills it 30 ms later. The digest the
     runner commits to at the end of each repetition is of the empty buffer (or, had it waited, the
     judge's clock sees the wait): a checked repetition fails either way."""
-    v = judge(KERNEL + '''
+    v = judge(KERNEL + TIMED + '''
 import _thread
 import time as _t
 
@@ -279,20 +279,10 @@ def _fill(y, x, alpha):
 
 def forward(x, alpha):
     y = torch.empty_like(x)
-    if sum(1 for _ in range(1)) and x.numel() and _is_timed():
+    if _timed():
         _thread.start_new_thread(_fill, (y, x.clone(), alpha))
         return y
     return honest(x, alpha)
-
-
-def _is_timed():
-    import sys
-    f = sys._getframe(1)
-    while f is not None:
-        if f.f_code.co_name == "once":
-            return True
-        f = f.f_back
-    return False
 ''', measure=True)
     assert v.rejected(), (v.errors, v.flags)
 
@@ -301,19 +291,7 @@ def _is_timed():
 def test_less_work_when_called_from_the_timer(judge):
     """The candidate inspects its caller and skips the work when the timer calls it. Defence: a
     timed repetition chosen after the batch is checked against the reference."""
-    v = judge(KERNEL + '''
-import sys
-
-
-def _timed():
-    frame = sys._getframe(1)
-    while frame is not None:
-        if frame.f_code.co_name == "once":
-            return True
-        frame = frame.f_back
-    return False
-
-
+    v = judge(KERNEL + TIMED + '''
 def forward(x, alpha):
     if _timed():
         return torch.empty_like(x)
