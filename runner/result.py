@@ -154,6 +154,8 @@ class AttemptResult:
         self.compile_log = evaluation.compile_log[-4000:]
         if evaluation.error:
             self.error = evaluation.error
+        if evaluation.task_error:
+            self.status = "task_error"       # the task is broken: not the candidate's failure
 
 
 def quadrant(baseline_ok: bool | None, candidate_ok: bool) -> str | None:

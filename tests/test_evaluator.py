@@ -102,3 +102,21 @@ def test_fast_comparison_accepts_and_rejects_exactly_like_isclose(tasks_root):
     with pytest.raises(Mismatch, match="NaN"):
         compare(task, Frozen([nan], [nan.stride()], ["cpu"]), Frozen([e], [e.stride()], ["cpu"]))
     assert compare(task, Frozen([inf_e.clone()], [(1,)], ["cpu"]), Frozen([inf_e], [(1,)], ["cpu"])) == 0.0
+
+
+@pytest.mark.parametrize("reference,words", [
+    ("raise ImportError('no such module: helpers')\n", "ImportError"),
+    ("def reference(x, alpha):\n    return x * alpha\n", "make_inputs"),
+    ("import torch\ndef make_inputs(config, generator, device):\n    return [object()]\n"
+     "def reference(x):\n    return x\n", "only tensors"),
+    ("import torch\ndef make_inputs(config, generator, device):\n    return [torch.ones(3)]\n"
+     "def reference(x):\n    raise ValueError('bad task')\n", "ValueError"),
+])
+def test_a_broken_reference_is_the_tasks_error_not_the_candidates(tasks_root, tmp_path, reference, words):
+    from runner.result import AttemptResult
+    (tasks_root / SCALE / "reference.py").write_text(reference)
+    ev = evaluate_source(tasks_root, tmp_path, (tasks_root / SCALE / "kernel.py").read_text(), measure=False)
+    assert ev.task_error and words in ev.task_error, ev.task_error
+    result = AttemptResult(task=SCALE, category="triton2triton", agent="t", device="cpu", status="ok")
+    result.apply(ev)
+    assert result.status == "task_error"
