@@ -1,5 +1,7 @@
-"""Static checks: explanations beside the judge split, not the wall. Each bypass that worked against
-the denylist is flagged; each false positive that was reported is not."""
+"""Static checks on candidate source: each spelling of a forbidden thing is flagged as the direct
+spelling is, and honest code (the tasks' own solutions among it) is not flagged at all."""
+import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -7,59 +9,259 @@ import pytest
 from runner.evaluator.static_checks import check_native, check_python
 
 REPO = Path(__file__).resolve().parent.parent
-JIT = "import triton\n\n@triton.jit\ndef _k(x_ptr):\n    pass\n\n"
+# A file with a Triton kernel, so that only what a case adds can be flagged.
+HEADER = """\
+import torch
+import triton
+import triton.language as tl
 
 
-def flags(body: str) -> list[str]:
-    return check_python(JIT + body, custom_kernel=True, filename="kernel.py")
+@triton.jit
+def _kernel(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+"""
+FLAG = re.compile(r"^[a-z_]+: .+ \(kernel\.py:\d+\)$")
 
 
-@pytest.mark.parametrize("body,kind", [
-    ("import torch\n\ndef forward(x):\n    torch.sys.modules['runner'].x = 1\n    return x\n", "process_control"),
-    ("import torch\n\ndef forward(x):\n    torch.os.system('true')\n    return x\n", "process_control"),
-    ("import torch as t\n\ndef forward(x):\n    t.sys.modules.clear()\n    return x\n", "process_control"),
-    ("from torch import os as o\n\ndef forward(x):\n    o.getpid()\n    return x\n", "process_control"),
-    ("import torch\nf = torch.softmax\n\ndef forward(x):\n    return f(x, -1)\n", "torch_fallback"),
-    ("import torch\na, b = torch.nn.functional, 1\n\ndef forward(x):\n    return a.gelu(x)\n", "torch_fallback"),
-    ("import torch\n\ndef forward(x):\n    return getattr(torch, 'softmax')(x, -1)\n", "torch_fallback"),
-    ("import torch\n\ndef forward(x):\n    return getattr(torch, 'soft' + 'max')(x, -1)\n", "torch_fallback"),
-    ("import torch\n\ndef forward(x):\n    return getattr(getattr(torch, 'nn'), 'functional').relu(x)\n", "torch_fallback"),
-    ("import torch\n\ndef forward(x):\n    return vars(torch)['softmax'](x, -1)\n", "introspection"),
-    ("import torch\n\ndef forward(x):\n    return torch.__dict__['softmax'](x, -1)\n", "introspection"),
-    ("import importlib\n\ndef forward(x):\n    importlib.import_module('os')\n    return x\n", "introspection"),
-    ("def forward(x):\n    __import__('os')\n    return x\n", "introspection"),
-    ("import runpy\n\ndef forward(x):\n    return x\n", "introspection"),
-    ("import atexit\n\ndef forward(x):\n    return x\n", "process_control"),
-    ("import codecs\n\ndef forward(x):\n    return x\n", "introspection"),
-    ("import _thread\n\ndef forward(x):\n    return x\n", "thread_injection"),
-    ("import numpy as np\n\ndef forward(x):\n    return x.new_tensor(np.multiply(x.cpu().numpy(), 2))\n", "numpy_compute"),
-    ("def forward(x):\n    return x.numpy()\n", "numpy_compute"),
-    ("import torch\n\ndef forward(x):\n    with torch._C._DisableTorchDispatch():\n        return x * 2\n", "tensor_subclass"),
-])
-def test_each_bypass_is_flagged(body, kind):
+def flags(body: str, **kwargs) -> list[str]:
+    return check_python(HEADER + textwrap.dedent(body), **kwargs)
+
+
+def flagged(found: list[str], kind: str, detail: str = "") -> bool:
+    return any(f.startswith(kind + ":") and detail in f for f in found)
+
+
+# -- 1. aliases, attribute chains and dynamic lookups resolve to what they name -----------------------
+RESOLVED = {
+    "module re-exported by torch": ("torch.os.system('true')", "process_control", "os.system"),
+    "sys through an alias of torch": ("import torch as t\nt.sys.modules", "process_control", "sys.modules"),
+    "_thread through sys.modules": ("torch.sys.modules['_thread'].start_new_thread(print, ())",
+                                    "thread_injection", "_thread.start_new_thread"),
+    "from torch import os as o": ("from torch import os as o\no.getcwd()", "process_control", "os.getcwd"),
+    "function alias on the left of =": ("f = torch.softmax\n\ndef forward(x):\n    return f(x, -1)",
+                                        "torch_fallback", "torch.softmax via f"),
+    "module alias in a tuple assignment": ("a, b = torch.nn.functional, 1\n\ndef forward(x):\n"
+                                           "    return a.softmax(x, -1)",
+                                           "torch_fallback", "torch.nn.functional.softmax via a.softmax"),
+    "getattr with a literal": ("def forward(x):\n    return getattr(torch, 'softmax')(x, -1)",
+                               "torch_fallback", "torch.softmax"),
+    "getattr with literals added": ("def forward(x):\n    return getattr(torch, 'soft' + 'max')(x, -1)",
+                                    "torch_fallback", "torch.softmax"),
+    "getattr with a name bound to literals": ("NAME = 'soft'\nFULL = f'{NAME}max'\n\ndef forward(x):\n"
+                                              "    return getattr(torch, FULL)(x, -1)",
+                                              "torch_fallback", "torch.softmax"),
+    "getattr with a joined and sliced name": ("def forward(x):\n"
+                                              "    return getattr(torch, ''.join(['xam', 'tfos'])[::-1])(x)",
+                                              "torch_fallback", "torch.softmax"),
+    "nested getattr": ("def forward(x):\n    return getattr(getattr(torch, 'nn'), 'functional').gelu(x)",
+                       "torch_fallback", "torch.nn.functional.gelu"),
+    "vars(module)[name]": ("def forward(x):\n    return vars(torch)['softmax'](x, -1)",
+                           "torch_fallback", "torch.softmax"),
+    "module.__dict__[name]": ("def forward(x):\n    return torch.__dict__['softmax'](x, -1)",
+                              "torch_fallback", "torch.softmax"),
+    "importlib.import_module": ("import importlib\nimportlib.import_module('os').system('true')",
+                                "process_control", "os.system"),
+    "__import__": ("__import__('o' + 's').system('true')", "process_control", "os.system"),
+    "__builtins__ subscript": ("run = __builtins__['ev' + 'al']", "introspection", "eval"),
+    "numpy bound to another name": ("import numpy\nnp = numpy\n\ndef forward(x):\n    return np.exp(x)",
+                                    "numpy_compute", "numpy.exp via np.exp"),
+    "a callable kept in a list": ("OPS = [torch.softmax]\n\ndef forward(x):\n    return OPS[0](x, -1)",
+                                  "torch_fallback", "torch.softmax via OPS[0]"),
+    "a callable kept on self": ("class Op:\n    def __init__(self):\n        self.fn = torch.softmax\n\n"
+                                "    def __call__(self, x):\n        return self.fn(x, -1)",
+                                "torch_fallback", "torch.softmax via self.fn"),
+    "a loop over callables": ("def forward(x):\n    for fn in (torch.exp, torch.log):\n        x = fn(x)\n    return x",
+                              "torch_fallback", "torch.exp via fn"),
+    "a local function returning a module": ("def ops():\n    return torch.nn.functional\n\ndef forward(x):\n"
+                                            "    return ops().gelu(x)", "torch_fallback", "torch.nn.functional.gelu"),
+    "functools.partial": ("import functools\nsoftmax = functools.partial(torch.softmax, dim=-1)\n\n"
+                          "def forward(x):\n    return softmax(x)", "torch_fallback", "torch.softmax via softmax"),
+    "operator.attrgetter": ("import operator\n\ndef forward(x):\n"
+                            "    return operator.attrgetter('softmax')(torch)(x, -1)",
+                            "torch_fallback", "torch.softmax"),
+    "star import": ("from torch import *\n\ndef forward(x):\n    return softmax(x, -1)",
+                    "torch_fallback", "torch.softmax via softmax"),
+    "global set in a function": ("fn = None\n\ndef setup():\n    global fn\n    fn = torch.softmax\n\n"
+                                 "def forward(x):\n    return fn(x, -1)", "torch_fallback", "torch.softmax via fn"),
+    "a default argument": ("def forward(x, fn=torch.nn.functional.silu):\n    return fn(x)",
+                           "torch_fallback", "torch.nn.functional.silu via fn"),
+    "patching through sys.modules": ("import sys\nsys.modules['runner.evaluator.harness'].compare = None",
+                                     "timer_patching", "assignment to runner.evaluator.harness.compare"),
+    "patching through an alias": ("cuda = torch.cuda\ncuda.synchronize = lambda: None", "timer_patching",
+                                  "assignment to torch.cuda.synchronize"),
+    "setattr with literals": ("setattr(torch.cuda, 'synchro' + 'nize', print)", "timer_patching",
+                              "assignment to torch.cuda.synchronize"),
+}
+
+
+@pytest.mark.parametrize("body,kind,detail", RESOLVED.values(), ids=RESOLVED.keys())
+def test_every_spelling_is_flagged_as_what_it_resolves_to(body, kind, detail):
     found = flags(body)
-    assert any(f.startswith(kind) for f in found), found
+    assert flagged(found, kind, detail), found
 
 
-def test_methods_of_plain_containers_are_not_torch():
-    assert flags("seen = set()\nrows = []\n\ndef forward(x):\n    seen.add(1)\n    rows.append(2)\n"
-                 "    return x\n") == []
-    assert any(f.startswith("torch_fallback") for f in flags("def forward(x, y):\n    return x.add(y)\n"))
+# -- 2. modules and entry points that escape the process -------------------------------------------
+ESCAPES = {
+    "runpy": ("import runpy", "introspection"),
+    "atexit": ("import atexit", "process_control"),
+    "codecs": ("import codecs\ncodecs.open('f')", "process_control"),
+    "_thread": ("import _thread", "thread_injection"),
+    "_posixsubprocess": ("import _posixsubprocess", "process_control"),
+    "faulthandler": ("import faulthandler", "process_control"),
+    "marshal": ("import marshal", "process_control"),
+    "traceback": ("import traceback", "introspection"),
+    "unittest.mock": ("from unittest import mock", "timer_patching"),
+    "__main__": ("import __main__", "harness_access"),
+    "torch.multiprocessing": ("torch.multiprocessing.Process(target=print).start()", "thread_injection"),
+    "torch.library": ("lib = torch.library.Library('aten', 'IMPL')", "dispatch_override"),
+    "torch.utils.cpp_extension": ("from torch.utils.cpp_extension import load_inline", "native_access"),
+    "torch.load": ("state = torch.load('x.pt')", "process_control"),
+    "logging.currentframe": ("import logging\nframe = logging.currentframe()", "introspection"),
+    "frame from a traceback": ("def caller(e):\n    return e.__traceback__.tb_frame.f_back", "introspection"),
+    "frame from a generator": ("def caller(g):\n    return g.gi_frame.f_back.f_code", "introspection"),
+    "scipy": ("import scipy.special", "library_fallback"),
+    "exit": ("exit(0)", "process_control"),
+    "make_graphed_callables": ("g = torch.cuda.make_graphed_callables(print, ())", "stream_injection"),
+}
 
 
-def test_a_cuda_variable_named_half_is_not_a_half_type():
-    src = "__global__ void k(float* y, int n) { int half = n / 2; y[half] = 0.f; }"
-    assert check_native(src, fp32_task=True) == []
-    for typed in ("half h = __float2half(1.f);", "half* p = 0;", "float f = (half)0;"):
-        found = check_native("__global__ void k(float* y) { " + typed + " }", fp32_task=True)
-        assert any(f.startswith("precision_downgrade") for f in found), (typed, found)
+@pytest.mark.parametrize("body,kind", ESCAPES.values(), ids=ESCAPES.keys())
+def test_modules_that_reach_the_process_are_flagged(body, kind):
+    found = flags(body)
+    assert flagged(found, kind), found
 
 
-@pytest.mark.parametrize("path", sorted(str(p.relative_to(REPO)) for p in (REPO / "tasks").glob("*/*/solution/*")
-                                        if p.suffix in (".py", ".cu")))
-def test_shipped_solutions_carry_no_flag(path):
-    text = (REPO / path).read_text()
-    if path.endswith(".py"):
-        assert check_python(text, custom_kernel=True, filename=path) == []
+def test_dynamic_code_execution_is_flagged_however_reached():
+    for body in ("exec('x = 1')", "eval('1')", "compile('1', 'f', 'eval')", "import builtins\nbuiltins.exec('1')",
+                 "run = getattr(__builtins__, 'exec')"):
+        found = flags(body)
+        assert flagged(found, "introspection"), (body, found)
+
+
+# -- 3. NumPy computing the result ----------------------------------------------------------------
+@pytest.mark.parametrize("body,detail", [
+    ("import numpy as np\n\ndef forward(x):\n    return torch.from_numpy(np.matmul(x, x))", "numpy.matmul"),
+    ("from numpy import exp\n\ndef forward(x):\n    return exp(x)", "numpy.exp"),
+    ("def forward(x):\n    return x.cpu().numpy()", ".numpy()"),
+    ("import numpy as np\n\ndef forward(x):\n    a = np.asarray(x)\n    return a.sum()", ".sum()"),
+])
+def test_numpy_compute_is_flagged(body, detail):
+    found = flags(body)
+    assert flagged(found, "numpy_compute", detail), found
+
+
+def test_numpy_dtype_names_are_not_compute():
+    assert flags("import numpy as np\nBYTES = np.dtype(np.float32).itemsize\n") == []
+
+
+# -- 4. PyTorch compute, only where the category asks for a kernel ---------------------------------
+TORCH_SPELLINGS = [
+    "def forward(x):\n    return torch.softmax(x, -1)",
+    "import torch.nn.functional as F\n\ndef forward(x):\n    return F.gelu(x)",
+    "def forward(x):\n    y = torch.empty_like(x)\n    return y.add(1)",
+    "def forward(x: torch.Tensor):\n    return x.sum()",
+    "def forward(x):\n    return x.softmax(-1)",
+    "def forward(x):\n    return torch.Tensor.mul(x, 2)",
+    "def forward(x):\n    return type(x).softmax(x, -1)",
+    "import operator\n\ndef forward(x):\n    return operator.methodcaller('softmax', -1)(x)",
+    "@torch.compile\ndef forward(x):\n    return x",
+]
+
+
+@pytest.mark.parametrize("body", TORCH_SPELLINGS)
+def test_torch_compute_is_flagged_only_when_a_kernel_is_asked_for(body):
+    assert flagged(flags(body, custom_kernel=True), "torch_fallback"), flags(body, custom_kernel=True)
+    assert not flagged(flags(body, custom_kernel=False), "torch_fallback")
+
+
+def test_operations_inside_a_triton_kernel_are_device_code():
+    body = """
+    @triton.jit
+    def _dot(a_ptr, b_ptr, c_ptr, BLOCK: tl.constexpr):
+        r = tl.arange(0, BLOCK)
+        a = tl.load(a_ptr + r[:, None] * BLOCK + r[None, :])
+        b = tl.load(b_ptr + r[:, None] * BLOCK + r[None, :])
+        tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], (a @ b).to(tl.float32) + a.sum(axis=0))
+    """
+    assert flags(body, fp32_task=True) == []
+
+
+def test_a_decorator_named_jit_from_elsewhere_is_not_a_triton_kernel():
+    found = check_python("import numba\nimport torch\n\n@numba.jit\ndef forward(x):\n    return torch.softmax(x, -1)\n")
+    assert flagged(found, "no_custom_kernel") and flagged(found, "torch_fallback"), found
+
+
+# -- 5. no false positives ------------------------------------------------------------------------
+HONEST_PYTHON = {
+    "set.add": "seen = set()\nseen.add(3)",
+    "list.append and dict.get": "sizes = []\nsizes.append(4)\ncache = {}\nbest = cache.get(4)",
+    "x.add(y) on an object of unknown type": "def merge(acc, item):\n    acc.add(item)\n    return acc",
+    "logger.log": "import logging\nlog = logging.getLogger(__name__)\nlog.log(20, 'launch')",
+    "a local class's methods": "class Vec:\n    def add(self, o):\n        return self\n\n    def sum(self):\n"
+                               "        return 0\n\nv = Vec().add(Vec()).sum()",
+    "math and builtins": "import math\nwidth = max(16, min(1024, 2 ** math.ceil(math.log2(100))))",
+    "finfo max": "NEG = torch.finfo(torch.float32).max",
+    "a parameter named like a builtin": "def launch(input, compile=False):\n    return input",
+    "unused import of functional": "import torch.nn.functional as F",
+}
+
+
+@pytest.mark.parametrize("body", HONEST_PYTHON.values(), ids=HONEST_PYTHON.keys())
+def test_ordinary_python_is_not_flagged(body):
+    assert flags(body, fp32_task=True) == []
+
+
+@pytest.mark.parametrize("source", [
+    "__global__ void k(float* x, int n) { int half = n / 2; if (threadIdx.x < half) x[threadIdx.x] *= 2.f; }",
+    "__global__ void k(float* x, int n) { const int half = n >> 1; x[half] = 0.f; }",
+    "__device__ int half_of(int n) { return n / 2; }\n"
+    "__global__ void k(int* x) { int half = half_of(x[0]); x[1] = half; }",
+    "__global__ void k(float* x) { const int thread = threadIdx.x; x[thread] = 0.f; }",
+    "__device__ float remove(float v) { return v; }\n__global__ void k(float* x) { x[0] = remove(x[0]); }",
+])
+def test_ordinary_words_the_kernel_declares_are_not_library_calls(source):
+    assert check_native(source, fp32_task=True) == []
+
+
+@pytest.mark.parametrize("source,flag", [
+    ("#include <cuda_fp16.h>\n__global__ void k(const half* x, float* y) { y[0] = __half2float(x[0]); }",
+     "precision_downgrade: half "),
+    ("__global__ void k(half2* x) { }", "precision_downgrade: half2 "),
+    ("__global__ void k(float* x) { x[0] = __half2float(__float2half(x[0])); }", "precision_downgrade: __float2half "),
+    ("__global__ void k(float* y) { int half = 2; std::thread t([]{}); }", "thread_injection: thread "),
+])
+def test_real_half_types_and_library_calls_are_still_flagged(source, flag):
+    found = check_native(source, fp32_task=True)
+    assert any(f.startswith(flag) for f in found), found
+
+
+# -- honest kernels: the tasks' solutions ---------------------------------------------------------
+SOLUTIONS = sorted(p for p in (REPO / "tasks").glob("*/*/solution/*") if p.suffix in (".py", ".cu", ".hip"))
+FLOAT32_TASKS = {"rmsnorm", "softmax", "transpose"}
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: str(p.relative_to(REPO / "tasks")))
+def test_task_solutions_are_not_flagged(path):
+    source = path.read_text()
+    fp32 = path.parent.parent.name in FLOAT32_TASKS
+    if path.suffix == ".py":
+        assert check_python(source, custom_kernel=True, fp32_task=fp32, filename="kernel.py") == []
     else:
-        assert check_native(text, filename=path) == []
+        assert check_native(source, fp32_task=fp32, filename=path.name) == []
+
+
+def test_solutions_cover_a_triton_and_a_cuda_kernel():
+    assert {p.suffix for p in SOLUTIONS} >= {".py", ".cu"}
+
+
+# -- 6. the format the evaluator reports --------------------------------------------------------
+def test_flags_name_kind_detail_file_and_line():
+    found = flags("import os\nf = torch.softmax\n\ndef forward(x):\n    return f(x)")
+    assert found and all(FLAG.match(f) for f in found), found
+    assert "process_control: import os (kernel.py:10)" in found
+
+
+def test_a_file_nested_too_deeply_to_check_is_flagged_not_a_crash():
+    found = flags("x = " + " + ".join(["1"] * 5000))
+    assert found == ["obfuscation: expressions nested too deeply to check (kernel.py)"]

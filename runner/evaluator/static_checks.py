@@ -1,73 +1,109 @@
 """Static anti-reward-hacking checks on the candidate's source (see docs/evaluation.md).
 
-Python (Triton categories) is parsed with `ast`: names are resolved through the file's own imports
-and aliases (`import torch.nn.functional as F`, `from time import perf_counter as pc`), so a check
-sees what is called, not how it is spelled. C/C++ (.cu/.hip) is scanned token by token after comments,
-string and character literals are removed: the identifiers that matter (runtime API calls, libc
-functions, types) are single tokens, so a token scan does not match them inside comments or words,
-and needs no compiler. Its limit, stated in the docs: the preprocessor can build a name the scan
-never sees (`#define S(x) cuda##x`), which is why `##` pasting that produces a flagged prefix is
-flagged, and why the dynamic defences do not rely on it.
+The checks read the source and never run it. They explain a verdict; the walls are the process
+separation and the dynamic checks. Every finding is a flag `kind: detail (file:line)`; a flagged
+candidate scores zero. Standard library only: this runs where only torch, triton and numpy exist.
 
-Every finding is a flag `kind: detail`; a flagged candidate scores zero. Standard library only.
+Python (Triton categories) is checked in two passes over its `ast`:
+1. A resolver maps every expression to the set of dotted *origins* it may stand for, whatever the
+   spelling: imports and their aliases, assignments (tuple targets too), parameters with defaults,
+   `getattr` with a name built from literals, `vars(m)[...]`, `m.__dict__[...]`, `sys.modules[...]`,
+   `importlib.import_module`, `__import__`, containers holding callables, what local functions return.
+   `torch.os.system` resolves to `os.system`. A value returned by a torch call is `torch.Tensor()`,
+   by a numpy call `numpy.ndarray()`; what the file cannot tell (a parameter) is `?`.
+2. Rules over origins: what is reached (modules that escape the process, harness internals, dynamic
+   code), what is called (PyTorch or NumPy computing the result), what is written (patched timers),
+   and which attributes are touched (dunders, frames, tensor subclassing).
+A method is read as PyTorch compute only on a receiver that resolves to torch, or, for a name no
+other Python object has (`.softmax()`, `.mul_()`), on a receiver of unknown origin; `s.add(x)` on a
+set, or on an object of unknown origin, is not.
+
+C/C++ (.cu/.hip) is scanned token by token after comments, string and character literals are
+removed: the identifiers that matter (runtime API calls, libc functions, types) are single tokens, so
+a token scan does not match them inside comments or words, and needs no compiler. Its limit: the
+preprocessor can build a name the scan never sees (`#define S(x) cuda##x`), which is why `##`
+pasting is flagged. Library names that are also ordinary words (`half`, `thread`, `write`) are
+flagged only where the file does not declare that name itself (`int half = n / 2;`).
 """
 from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass, field
+from typing import Callable
 
-# -- Python ---------------------------------------------------------------------------------------
-FORBIDDEN_IMPORTS = {
-    "os": "process_control", "sys": "process_control", "subprocess": "process_control",
-    "signal": "process_control", "shutil": "process_control", "pathlib": "process_control",
-    "io": "process_control", "tempfile": "process_control", "pickle": "process_control",
-    "ctypes": "native_access", "cffi": "native_access", "mmap": "native_access",
-    "gc": "introspection", "inspect": "introspection", "importlib": "introspection",
-    "builtins": "introspection", "weakref": "introspection", "types": "introspection",
-    "threading": "thread_injection", "_thread": "thread_injection", "multiprocessing": "thread_injection",
-    "concurrent": "thread_injection", "asyncio": "thread_injection",
-    "time": "timer_patching", "timeit": "timer_patching",
-    "runner": "harness_access", "gauntlet_reference": "harness_access", "reference": "harness_access",
-    "socket": "process_control", "urllib": "process_control", "requests": "process_control",
-    # ways out of the process or into the interpreter's machinery that are not on the list above
-    "runpy": "introspection", "atexit": "process_control", "codecs": "introspection", "marshal": "introspection",
-    "faulthandler": "process_control", "site": "introspection", "sysconfig": "introspection",
-    "resource": "process_control", "fcntl": "process_control", "pty": "process_control",
-    "select": "process_control", "selectors": "process_control", "zipimport": "introspection",
-    "code": "introspection", "codeop": "introspection", "pdb": "introspection", "ast": "introspection",
-    "dis": "introspection", "copyreg": "introspection", "numba": "native_access", "cupy": "library_fallback",
-    # a GPU kernel task is not computed on the host
-    "numpy": "numpy_compute", "scipy": "numpy_compute",
+# -- Python: what a candidate must not reach ------------------------------------------------------
+# Top-level modules, by the flag kind reaching them gives. A leading underscore is ignored
+# (`_thread`, `_posixsubprocess`, `_io` count as `thread`, `posixsubprocess`, `io`).
+FORBIDDEN_MODULES = {
+    **dict.fromkeys(("os", "posix", "nt", "posixsubprocess", "sys", "subprocess", "signal", "shutil",
+                     "pathlib", "io", "tempfile", "glob", "fileinput", "linecache", "zipfile", "tarfile",
+                     "gzip", "bz2", "lzma", "codecs", "pickle", "marshal", "shelve", "dbm", "sqlite3",
+                     "socket", "ssl", "select", "selectors", "urllib", "http", "ftplib", "smtplib",
+                     "requests", "atexit", "faulthandler", "resource", "pty", "fcntl"), "process_control"),
+    **dict.fromkeys(("ctypes", "cffi", "mmap"), "native_access"),
+    **dict.fromkeys(("gc", "inspect", "importlib", "imp", "frozen_importlib", "frozen_importlib_external",
+                     "builtins", "weakref", "types", "traceback", "runpy", "code", "codeop", "pdb", "bdb",
+                     "trace", "tracemalloc", "pkgutil", "zipimport", "site", "copyreg", "dis"), "introspection"),
+    **dict.fromkeys(("threading", "thread", "multiprocessing", "concurrent", "asyncio"), "thread_injection"),
+    **dict.fromkeys(("time", "timeit", "unittest"), "timer_patching"),
+    **dict.fromkeys(("runner", "gauntlet_reference", "reference", "__main__"), "harness_access"),
+    **dict.fromkeys(("scipy", "numba", "cupy", "jax", "jaxlib", "tensorflow", "pycuda", "cuda"),
+                    "library_fallback"),
 }
+# Modules other packages re-export as attributes (`torch.os`, `torch.sys`): `torch.os.system` is
+# `os.system`. Not the names torch or numpy also use for their own functions or submodules
+# (`torch.select`, `torch.signal`, `torch.types`, `torch.trace`, `numpy.trace`).
+REEXPORTED_MODULES = {name for name, kind in FORBIDDEN_MODULES.items()
+                      if kind not in ("harness_access", "library_fallback")} - {"select", "signal", "types",
+                                                                                 "trace", "code"}
+# Entry points of otherwise allowed packages (a prefix ends at a dot).
+FORBIDDEN_ORIGINS = {
+    "torch.library": "dispatch_override",          # re-implements aten ops, the reference's included
+    "torch.utils._python_dispatch": "tensor_subclass", "torch.overrides": "tensor_subclass",
+    "torch.utils.cpp_extension": "native_access",
+    "torch.load": "process_control", "torch.save": "process_control", "torch.hub": "process_control",
+    "torch.serialization": "process_control", "torch.from_file": "process_control",
+    "torch.UntypedStorage.from_file": "process_control", "torch.TypedStorage.from_file": "process_control",
+    "logging.currentframe": "introspection",
+    **dict.fromkeys(("torch.cuda.Stream", "torch.cuda.stream", "torch.cuda.ExternalStream", "torch.cuda.set_stream",
+                     "torch.Stream", "torch.cuda.StreamContext", "torch.cuda.graph", "torch.cuda.CUDAGraph",
+                     "torch.cuda.graphs", "torch.cuda.make_graphed_callables", "torch.cuda.set_sync_debug_mode"),
+                    "stream_injection"),
+}
+STREAM_NAMES = {"Stream", "ExternalStream", "set_stream", "CUDAGraph"}   # on any receiver
 FORBIDDEN_BUILTINS = {
     "__import__": "introspection", "eval": "introspection", "exec": "introspection",
     "compile": "introspection", "globals": "introspection", "locals": "introspection",
-    "vars": "introspection", "open": "process_control", "breakpoint": "process_control",
-    "setattr": "introspection", "delattr": "introspection", "input": "process_control",
+    "vars": "introspection", "setattr": "introspection", "delattr": "introspection",
+    "__loader__": "introspection", "__spec__": "introspection",
+    "open": "process_control", "breakpoint": "process_control", "input": "process_control",
+    "exit": "process_control", "quit": "process_control",
 }
-# getattr is allowed (Triton code uses it) unless its name argument is not a literal.
+# getattr is allowed (Triton code uses it) unless its name is not built from literals.
 DUNDER_ATTRS = {"__dict__", "__globals__", "__code__", "__builtins__", "__subclasses__", "__bases__",
-                "__class__", "__mro__", "__closure__", "__defaults__", "__kwdefaults__", "__getattribute__",
-                "__setattr__", "__import__", "__loader__", "__spec__", "__self__", "__func__"}
+                "__base__", "__class__", "__mro__", "__closure__", "__defaults__", "__kwdefaults__",
+                "__getattribute__", "__setattr__", "__import__", "__loader__", "__spec__", "__self__",
+                "__func__", "__traceback__", "__reduce__", "__reduce_ex__", "__wrapped__"}
+FRAME_ATTRS = {"f_back", "f_globals", "f_locals", "f_builtins", "f_code", "f_trace", "tb_frame", "tb_next",
+               "gi_frame", "cr_frame", "ag_frame"}
 TIMING_ATTRS = {"record", "elapsed_time", "synchronize", "perf_counter", "perf_counter_ns", "monotonic",
                 "time", "Event", "current_stream", "default_stream", "do_bench", "median", "isclose",
                 "allclose", "equal", "run"}
-STREAM_CALLS = {"torch.cuda.Stream", "torch.cuda.stream", "torch.cuda.ExternalStream", "torch.cuda.set_stream",
-                "torch.Stream", "torch.cuda.StreamContext", "torch.cuda.graph", "torch.cuda.CUDAGraph",
-                "torch.cuda.graphs", "torch.cuda.set_sync_debug_mode"}
-SUBCLASS_CALLS = {"torch.Tensor._make_subclass", "torch._C._TensorBase", "torch.Tensor.as_subclass",
-                  "torch.Tensor._make_wrapper_subclass", "torch.utils._python_dispatch.TorchDispatchMode",
-                  "torch.overrides.TorchFunctionMode"}
+# Writing an attribute of these modules patches what the harness or the reference runs.
+PATCHED_ROOTS = {"torch", "time", "triton", "statistics", "math", "builtins", "numpy", "functools", "operator"}
 SUBCLASS_ATTRS = {"_make_subclass", "_make_wrapper_subclass", "as_subclass", "__torch_function__",
                   "__torch_dispatch__", "_C"}
-# PyTorch doing the computation for a candidate that must write a kernel.
+SUBCLASS_BASES = {"torch.Tensor", "torch._C.TensorBase", "torch._C._TensorBase"}
+
+# -- Python: computing the result without a kernel ------------------------------------------------
 TORCH_COMPUTE = {
     "matmul", "mm", "bmm", "addmm", "addbmm", "baddbmm", "mv", "dot", "einsum", "tensordot", "linear",
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "softmax", "log_softmax",
     "layer_norm", "rms_norm", "group_norm", "batch_norm", "gelu", "silu", "relu", "sigmoid", "tanh",
     "exp", "log", "sum", "mean", "var", "std", "rsqrt", "sqrt", "pow", "cumsum", "cumprod", "max", "min",
     "amax", "amin", "argmax", "argmin", "sort", "topk", "norm", "mul", "add", "sub", "div", "where",
-    "scaled_dot_product_attention", "baddbmm", "outer", "kron", "chain_matmul", "lerp", "addcmul",
+    "scaled_dot_product_attention", "outer", "kron", "chain_matmul", "lerp", "addcmul",
     "addcdiv", "clamp", "abs", "neg", "reciprocal", "square", "erf", "cos", "sin", "logsumexp",
     "transpose_copy", "t_copy", "compile",
 }
@@ -77,231 +113,728 @@ TENSOR_COMPUTE_METHODS = {
     "max", "min", "mul", "add", "sub", "div", "mul_", "add_", "sub_", "div_", "addmm", "baddbmm",
     "logsumexp", "erf", "clamp", "abs", "neg", "square", "reciprocal", "lerp", "addcmul", "dot", "mv",
 }
-HALF_NAMES = {"torch.float16", "torch.half", "torch.bfloat16", "tl.float16", "tl.bfloat16",
-              "triton.language.float16", "triton.language.bfloat16", "tl.float8e4nv", "tl.float8e5",
-              "torch.float8_e4m3fn", "torch.float8_e5m2"}
+# Method names other Python objects have too (set.add, Logger.log, list.sort, Decimal.sqrt, a
+# vector class's .mul): PyTorch compute only on a receiver that resolves to torch.
+SHARED_METHOD_NAMES = {"add", "sub", "mul", "div", "log", "exp", "sqrt", "max", "min", "abs", "neg", "dot",
+                       "sort", "norm"}
+TORCH_COMPUTE_NAMESPACES = ("torch.nn.", "torch.special.", "torch.linalg.", "torch.fft.", "torch._C",
+                            "torch.ops.", "torch.jit.", "torch._dynamo", "torch._inductor", "torch.func.")
+TORCH_NOT_COMPUTE = ("torch.nn.Module",)
+# NumPy names that describe data rather than compute on it.
+NUMPY_METADATA = {"dtype", "finfo", "iinfo", "ndarray", "result_type", "promote_types", "can_cast", "bool_",
+                  "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                  "uint32", "uint64"}
+TRITON_KERNEL_DECORATORS = {"jit", "autotune", "heuristics"}
+
+# -- Python: precision ----------------------------------------------------------------------------
+HALF_ORIGINS = {"torch.float16", "torch.half", "torch.bfloat16", "torch.float8_e4m3fn", "torch.float8_e5m2",
+                "torch.float8_e4m3fnuz", "torch.float8_e5m2fnuz", "torch.HalfTensor", "torch.BFloat16Tensor",
+                "torch.cuda.HalfTensor", "torch.cuda.BFloat16Tensor", "triton.language.float16",
+                "triton.language.bfloat16", "triton.language.float8e4nv", "triton.language.float8e5",
+                "triton.language.float8e4b15", "triton.language.float8e4b8", "triton.language.float8e5b16",
+                "numpy.float16"}
 HALF_METHODS = {"half", "bfloat16"}
-TF32_ATTRS = {"allow_tf32"}
+REDUCED_PRECISION_ATTRS = {"allow_tf32", "allow_fp16_reduced_precision_reduction",
+                           "allow_bf16_reduced_precision_reduction"}
+REDUCED_PRECISION_CALLS = {"torch.set_float32_matmul_precision"}
+
+# -- Python: origins ------------------------------------------------------------------------------
+UNKNOWN = "?"                    # a parameter, the result of a call the file cannot follow
+LOCAL = "<local>"                # what the file defines: "<local>.helper", an instance "<local>.Cls()"
+VALUE = "()"                     # in an origin: a value a call returned
+TORCH_VALUE = "torch.Tensor()"
+NUMPY_VALUE = "numpy.ndarray()"
+LITERAL = "="                    # a constant: "='softmax'", "=3" (so names bound to literals fold)
+ATTRGETTER, METHODCALLER = "<attrgetter>", "<methodcaller>"
+MAX_COMPONENTS = 16              # longer chains (self-referential bindings) stop being followed
+MAX_ROUNDS = 12                  # fixpoint rounds over the bindings
+MAX_FOLDED = 200                 # longest string a constant fold builds
+# Calls that put their arguments into the receiver (`ops.append(torch.softmax)`).
+STORING_METHODS = {"append", "add", "insert", "extend", "update", "setdefault", "__setitem__", "appendleft"}
+# Calls whose result holds what their first argument holds.
+PASS_THROUGH_CALLS = {"functools.partial", "builtins.next", "builtins.iter", "builtins.list", "builtins.tuple",
+                      "builtins.set", "builtins.frozenset", "builtins.dict", "builtins.reversed",
+                      "builtins.sorted", "builtins.staticmethod", "builtins.classmethod"}
+MODULE_LOADERS = {"builtins.__import__", "importlib.import_module", "importlib.__import__"}
 
 
-NON_TENSOR_FACTORIES = {"set", "list", "dict", "frozenset", "tuple", "collections.deque", "collections.defaultdict",
-                        "collections.OrderedDict", "collections.Counter", "str", "bytearray"}
+def _root(origin: str) -> str:
+    return origin.split(".", 1)[0].removesuffix(VALUE)
 
 
-def _constant(node):
-    """The value of a constant expression (string/number literals and + between them), else None."""
-    if isinstance(node, ast.Constant):
-        return node.value
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _constant(node.left), _constant(node.right)
-        if isinstance(left, str) and isinstance(right, str):
-            return left + right
-    if isinstance(node, ast.JoinedStr) and all(isinstance(v, ast.Constant) for v in node.values):
-        return "".join(str(v.value) for v in node.values)
-    return None
+def _last(origin: str) -> str:
+    return origin.rsplit(".", 1)[-1]
 
 
-class _Resolver(ast.NodeVisitor):
-    """Maps local names to the dotted names they stand for: imports and aliases (`import torch as t`,
-    `from torch import os as o`), plain assignments (`f = torch.softmax`, `a, b = torch.nn, 1`) and
-    `getattr(x, "constant")`; and collects names bound to plain containers (a set's `.add()` is not
-    PyTorch)."""
-
-    def __init__(self):
-        self.aliases: dict[str, str] = {}
-        self.containers: set[str] = set()
-
-    def visit_Assign(self, node):
-        pairs = []
-        for target in node.targets:
-            if isinstance(target, ast.Name):
-                pairs.append((target, node.value))
-            elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(node.value, (ast.Tuple, ast.List)) \
-                    and len(target.elts) == len(node.value.elts):
-                pairs += list(zip(target.elts, node.value.elts))
-        for target, value in pairs:
-            if not isinstance(target, ast.Name):
-                continue
-            if isinstance(value, (ast.Set, ast.List, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)) or (
-                    isinstance(value, ast.Call) and (dotted(value.func, self.aliases) or "") in NON_TENSOR_FACTORIES):
-                self.containers.add(target.id)
-                continue
-            name = dotted(value, self.aliases)
-            roots = {v.split(".")[0] for v in self.aliases.values()} | {"torch", "F", "tl", "triton", "np", "numpy"}
-            if name and name.split(".")[0] in roots:
-                self.aliases[target.id] = name
-        self.generic_visit(node)
-
-    def visit_Import(self, node):
-        for a in node.names:
-            self.aliases[(a.asname or a.name).split(".")[0] if not a.asname else a.asname] = \
-                a.name if a.asname else a.name.split(".")[0]
-
-    def visit_ImportFrom(self, node):
-        for a in node.names:
-            self.aliases[a.asname or a.name] = f"{node.module or ''}.{a.name}".lstrip(".")
+def _module_kind(root: str) -> str | None:
+    return FORBIDDEN_MODULES.get(root) or FORBIDDEN_MODULES.get(root.lstrip("_") or root)
 
 
-def dotted(node, aliases) -> str | None:
-    parts = []
-    while True:
-        if isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
-                and len(node.args) >= 2 and isinstance(_constant(node.args[1]), str):
-            parts.append(_constant(node.args[1]))       # getattr(torch, "soft" + "max") is torch.softmax
-            node = node.args[0]
+def _is_namespace(origin: str) -> bool:
+    """A module, class or function (not a value, not something the file defines or cannot tell)."""
+    return VALUE not in origin and origin != UNKNOWN and not origin.startswith((LOCAL, LITERAL))
+
+
+def _under(origin: str, prefix: str) -> bool:
+    """`origin` is `prefix` or inside it; a prefix ending in a dot means only inside it."""
+    if prefix.endswith("."):
+        return origin.startswith(prefix)
+    return origin == prefix or origin.startswith(prefix + ".")
+
+
+def _canonical(origin: str) -> str:
+    """`torch.os.path` -> `os.path`: a module reached as another module's attribute is that module."""
+    parts = origin.split(".")
+    if len(parts) > MAX_COMPONENTS:
+        return UNKNOWN
+    if VALUE in origin or not parts[0].isidentifier():
+        return origin
+    for i, part in enumerate(parts[1:], 1):
+        if part in REEXPORTED_MODULES:
+            return ".".join(parts[i:])
+    return origin
+
+
+@dataclass(eq=False)
+class _Scope:
+    parent: _Scope | None
+    class_name: str | None = None    # a class body's scope
+    names: dict[str, set[str]] = field(default_factory=dict)
+    globals: set[str] = field(default_factory=set)
+    nonlocals: set[str] = field(default_factory=set)
+
+
+@dataclass
+class _Source:
+    """One place that binds `name` (or an attribute, or a function's return value) to origins."""
+    scope: _Scope | None
+    name: str
+    kind: str                     # assign | store (into an existing container) | attr | return
+    compute: Callable[[], set[str]]
+
+
+class _Resolver:
+    """Maps expressions to the dotted origins they may stand for (pass 1 of check_python)."""
+
+    def __init__(self, tree: ast.Module):
+        self.module = _Scope(None)
+        self.scope_of: dict[int, _Scope] = {}
+        self.sources: list[_Source] = []
+        self.attrs: dict[str, set[str]] = {}     # attribute name -> what was stored there (self.f = ...)
+        self.returns: dict[str, set[str]] = {}   # local function origin -> what it returns
+        self.stars: list[str] = []               # modules of `from m import *`
+        self.solved = False
+        self._cache: dict[int, frozenset[str]] = {}
+        self._collect(tree, self.module, None)
+        self._solve()
+
+    # -- public ---------------------------------------------------------------------------------
+    def origins(self, node: ast.AST) -> frozenset[str]:
+        """Every origin `node` may stand for; {UNKNOWN} when the file cannot tell."""
+        key = id(node)
+        if key not in self._cache:
+            self._cache[key] = frozenset(self._origins(node) or {UNKNOWN})
+        return self._cache[key]
+
+    def callees(self, call: ast.Call) -> frozenset[str]:
+        """What a call calls: the function's origins, `methodcaller(name)(x)` read as `x.name`."""
+        out = set()
+        for origin in self._base(call.func):
+            if origin.startswith(METHODCALLER + ".") and call.args:
+                out |= self._attr(self._base(call.args[0]), origin[len(METHODCALLER) + 1:])
+            else:
+                out.add(origin)
+        return frozenset(out)
+
+    def fold(self, node: ast.AST | None):
+        """The str or int a constant expression evaluates to (`"soft" + "max"`, a name bound to
+        one literal, f-strings, joins, slices, chr), else None."""
+        try:
+            value = self._fold(node)
+        except (ArithmeticError, LookupError, TypeError, ValueError):
+            return None  # what the expression would raise: not a constant
+        if isinstance(value, str) and len(value) > MAX_FOLDED or isinstance(value, int) and abs(value) > 2**64:
+            return None
+        return value
+
+    # -- pass 1: bindings -----------------------------------------------------------------------
+    def _collect(self, node: ast.AST, scope: _Scope, function: str | None) -> None:
+        self.scope_of[id(node)] = scope
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            self._collect_function(node, scope)
+            return
+        if isinstance(node, ast.ClassDef):
+            origin = f"{LOCAL}.{node.name}"
+            self._bind_name(scope, node.name, lambda: {origin})
+            for part in (*node.decorator_list, *node.bases, *node.keywords):
+                self._collect(part, scope, function)
+            body = _Scope(scope, class_name=node.name)
+            for stmt in node.body:
+                self._collect(stmt, body, function)
+            return
+        self._record(node, scope, function)
+        for child in ast.iter_child_nodes(node):
+            self._collect(child, scope, function)
+
+    def _collect_function(self, node, scope: _Scope) -> None:
+        if isinstance(node, ast.Lambda):
+            origin = f"{LOCAL}.<lambda>@{node.lineno}:{node.col_offset}"
         else:
-            break
-    if not isinstance(node, ast.Name):
+            origin = f"{LOCAL}.{node.name}"
+            self._bind_name(scope, node.name, lambda: {origin})
+            for part in (*node.decorator_list, *([node.returns] if node.returns else [])):
+                self._collect(part, scope, None)
+        self.returns.setdefault(origin, set())
+        args = node.args
+        for default in (*args.defaults, *(d for d in args.kw_defaults if d)):
+            self._collect(default, scope, None)
+        inner = _Scope(scope)
+        self.scope_of[id(args)] = inner
+        positional = [*args.posonlyargs, *args.args]
+        defaults = dict(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+        defaults.update((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d)
+        method = scope.class_name and not isinstance(node, ast.Lambda) and not any(
+            isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+        for i, arg in enumerate((*positional, *args.kwonlyargs, *([args.vararg] if args.vararg else []),
+                                 *([args.kwarg] if args.kwarg else []))):
+            self.scope_of[id(arg)] = inner
+            if arg.annotation:
+                self._collect(arg.annotation, scope, None)
+            if method and i == 0 and positional:  # self: an instance of the class
+                self._bind_name(inner, arg.arg, lambda instance=f"{LOCAL}.{scope.class_name}{VALUE}": {instance})
+            else:
+                self._bind_name(inner, arg.arg, self._parameter(arg, defaults.get(arg)))
+        if isinstance(node, ast.Lambda):
+            self.sources.append(_Source(None, origin, "return", lambda: self._origins(node.body)))
+            self._collect(node.body, inner, origin)
+        else:
+            for stmt in node.body:
+                self._collect(stmt, inner, origin)
+
+    def _parameter(self, arg: ast.arg, default: ast.expr | None) -> Callable[[], set[str]]:
+        def compute():
+            out = {UNKNOWN}
+            if arg.annotation and "torch.Tensor" in self._origins(arg.annotation):
+                out = {TORCH_VALUE}
+            return out | (self._origins(default) if default is not None else set())
+        return compute
+
+    def _record(self, node: ast.AST, scope: _Scope, function: str | None) -> None:
+        """The bindings one node makes."""
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                self._bind(target, node.value, scope)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+            self._bind(node.target, node.value, scope)
+        elif isinstance(node, ast.NamedExpr):
+            self._bind(node.target, node.value, scope)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            self._bind(node.target, node.iter, scope)
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            self._bind(node.optional_vars, node.context_expr, scope)
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname:
+                    self._bind_name(scope, a.asname, lambda name=a.name: {_canonical(name)})
+                else:
+                    root = a.name.split(".")[0]
+                    self._bind_name(scope, root, lambda root=root: {root})
+        elif isinstance(node, ast.ImportFrom):
+            module = "" if node.level else (node.module or "")
+            for a in node.names:
+                if a.name == "*":
+                    self.stars.append(module or UNKNOWN)
+                elif module:
+                    self._bind_name(scope, a.asname or a.name, lambda o=f"{module}.{a.name}": {_canonical(o)})
+                else:
+                    self._bind_name(scope, a.asname or a.name, lambda: {UNKNOWN})
+        elif isinstance(node, ast.Global):
+            scope.globals.update(node.names)
+        elif isinstance(node, ast.Nonlocal):
+            scope.nonlocals.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            self._bind_name(scope, node.name, lambda: {UNKNOWN})
+        elif isinstance(node, ast.Return) and node.value is not None and function:
+            self.sources.append(_Source(None, function, "return", lambda: self._origins(node.value)))
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in STORING_METHODS and isinstance(func.value, ast.Name):
+                stored = [*node.args, *(k.value for k in node.keywords)]
+                receiver = func.value
+
+                def compute():  # into a container, not into a module (`torch.add(x, y)`)
+                    if all(_is_namespace(o) for o in self._origins(receiver)):
+                        return set()
+                    return set().union(*(self._origins(a) for a in stored))
+                self.sources.append(_Source(scope, receiver.id, "store", compute))
+            elif isinstance(func, ast.Name) and func.id == "setattr" and len(node.args) == 3:
+                name = self.fold(node.args[1])
+                if isinstance(name, str):
+                    self.sources.append(_Source(None, name, "attr", lambda: self._origins(node.args[2])))
+
+    def _bind(self, target: ast.AST, value: ast.AST, scope: _Scope) -> None:
+        if isinstance(target, ast.Name):
+            self._bind_name(scope, target.id, lambda: self._origins(value))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            pairwise = isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) and \
+                not any(isinstance(e, ast.Starred) for e in (*value.elts, *target.elts))
+            for i, element in enumerate(target.elts):
+                self._bind(element, value.elts[i] if pairwise else value, scope)
+        elif isinstance(target, ast.Starred):
+            self._bind(target.value, value, scope)
+        elif isinstance(target, ast.Attribute):
+            self.sources.append(_Source(None, target.attr, "attr", lambda: self._origins(value)))
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            self.sources.append(_Source(scope, target.value.id, "store", lambda: self._origins(value)))
+
+    def _bind_name(self, scope: _Scope, name: str, compute: Callable[[], set[str]]) -> None:
+        self.sources.append(_Source(scope, name, "assign", compute))
+        if scope.class_name:  # a class attribute, also read as Cls.name or self.name
+            self.sources.append(_Source(None, name, "attr", compute))
+
+    def _solve(self) -> None:
+        tables = []
+        for s in self.sources:  # a name assigned in a scope is local to it (global/nonlocal aside)
+            if s.kind == "assign":
+                target = self._assignment_scope(s.scope, s.name)
+                tables.append((target.names.setdefault(s.name, set()), s.compute))
+        for s in self.sources:
+            if s.kind == "store":
+                target = self._defining_scope(s.scope, s.name) or self.module
+                tables.append((target.names.setdefault(s.name, set()), s.compute))
+            elif s.kind == "attr":
+                tables.append((self.attrs.setdefault(s.name, set()), s.compute))
+            elif s.kind == "return":
+                tables.append((self.returns.setdefault(s.name, set()), s.compute))
+        for _ in range(MAX_ROUNDS):
+            changed = False
+            for table, compute in tables:
+                new = compute() - table
+                if new:
+                    table |= new
+                    changed = True
+            if not changed:
+                break
+        self.solved = True
+
+    def _assignment_scope(self, scope: _Scope, name: str) -> _Scope:
+        if name in scope.globals:
+            return self.module
+        if name in scope.nonlocals:  # the enclosing function's
+            enclosing = scope.parent
+            while enclosing is not None and enclosing.class_name:
+                enclosing = enclosing.parent
+            return enclosing or self.module
+        return scope
+
+    @staticmethod
+    def _defining_scope(scope: _Scope | None, name: str) -> _Scope | None:
+        while scope is not None and name not in scope.names:
+            scope = scope.parent
+        return scope
+
+    # -- expressions ----------------------------------------------------------------------------
+    def _lookup(self, scope: _Scope, name: str) -> set[str]:
+        found = self._defining_scope(scope, name)
+        if found is not None:
+            return found.names[name]
+        if name == "__builtins__":
+            return {"builtins"}
+        return {f"builtins.{name}", *(_canonical(f"{m}.{name}") for m in self.stars)}
+
+    def _base(self, node: ast.AST) -> set[str]:
+        """Origins to build on: while solving, nothing yet is nothing; once solved it is UNKNOWN."""
+        return self._origins(node) or ({UNKNOWN} if self.solved else set())
+
+    def _origins(self, node: ast.AST | None) -> set[str]:
+        if node is None:
+            return set()
+        if isinstance(node, ast.Name):
+            return set(self._lookup(self.scope_of.get(id(node), self.module), node.id))
+        if isinstance(node, ast.Attribute):
+            return self._attr(self._base(node.value), node.attr)
+        if isinstance(node, ast.Subscript):
+            return self._item(self._base(node.value), self.fold(node.slice))
+        if isinstance(node, ast.Call):
+            return self._call(node)
+        folded = self.fold(node)
+        if folded is not None:
+            return {LITERAL + repr(folded)}
+        if isinstance(node, ast.Constant):
+            return {f"builtins.{type(node.value).__name__}{VALUE}"}
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp,
+                             ast.GeneratorExp)):
+            kind = {ast.List: "list", ast.Tuple: "tuple", ast.Set: "set", ast.Dict: "dict", ast.ListComp: "list",
+                    ast.SetComp: "set", ast.DictComp: "dict", ast.GeneratorExp: "generator"}[type(node)]
+            parts = node.values if isinstance(node, ast.Dict) else \
+                node.elts if isinstance(node, (ast.List, ast.Tuple, ast.Set)) else \
+                [node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            return {f"builtins.{kind}{VALUE}"}.union(*(self._origins(p) for p in parts))
+        if isinstance(node, ast.IfExp):
+            return self._origins(node.body) | self._origins(node.orelse)
+        if isinstance(node, ast.BoolOp):
+            return set().union(*(self._origins(v) for v in node.values))
+        if isinstance(node, (ast.NamedExpr, ast.Starred, ast.Await)):
+            return self._origins(node.value)
+        if isinstance(node, ast.Lambda):
+            return {f"{LOCAL}.<lambda>@{node.lineno}:{node.col_offset}"}
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)):
+            operands = [node.left, node.right] if isinstance(node, ast.BinOp) else [node.operand]
+            roots = {_root(o) for part in operands for o in self._origins(part)}
+            return {v for root, v in (("torch", TORCH_VALUE), ("numpy", NUMPY_VALUE)) if root in roots}
+        if isinstance(node, (ast.Compare, ast.JoinedStr)):
+            return {f"builtins.{'bool' if isinstance(node, ast.Compare) else 'str'}{VALUE}"}
+        return set()
+
+    def _attr(self, base: set[str], name: str) -> set[str]:
+        out = set()
+        for origin in base:
+            if origin.startswith(LITERAL):
+                origin = f"builtins.{type(ast.literal_eval(origin[1:])).__name__}{VALUE}"
+            if origin == UNKNOWN or origin.startswith(LOCAL):  # self.f = torch.softmax; self.f(x)
+                out |= self.attrs.get(name, set())
+            out.add(_canonical(f"{origin}.{name}"))
+        return out
+
+    def _item(self, base: set[str], key) -> set[str]:
+        out = set()
+        for origin in base:
+            if isinstance(key, str) and origin == "sys.modules":
+                out.add(_canonical(key))
+            elif isinstance(key, str) and (origin == "builtins" or origin.endswith(".__dict__")):
+                out.add(_canonical(f"{origin.removesuffix('.__dict__')}.{key}"))
+            elif not origin.startswith(LITERAL):
+                out.add(origin)  # an element of a container (or a tensor): what it holds
+        return out
+
+    def _call(self, node: ast.Call) -> set[str]:
+        args = node.args
+        first = self._base(args[0]) if args else set()
+        out = set()
+        for callee in self.callees(node):
+            owner, _, method = callee.rpartition(".")
+            if callee in ("builtins.getattr", "builtins.hasattr") and len(args) >= 2:
+                name = self.fold(args[1])
+                out |= self._attr(first, name) if isinstance(name, str) and callee.endswith("getattr") else {UNKNOWN}
+            elif callee == "builtins.vars" and args:
+                out |= {f"{o}.__dict__" for o in first}
+            elif callee in MODULE_LOADERS and args:
+                name = self.fold(args[0])
+                out.add(_canonical(name) if isinstance(name, str) else UNKNOWN)
+            elif method in ("get", "__getitem__", "pop") and args and \
+                    (owner in ("sys.modules", "builtins") or owner.endswith(".__dict__")):
+                out |= self._item({owner}, self.fold(args[0]))
+            elif callee == "builtins.type" and len(args) == 1:
+                out.add("torch.Tensor" if any(_root(o) == "torch" for o in first) else UNKNOWN)
+            elif callee in ("operator.attrgetter", "operator.methodcaller") and args:
+                name = self.fold(args[0])
+                marker = ATTRGETTER if callee.endswith("attrgetter") else METHODCALLER
+                out.add(f"{marker}.{name}" if isinstance(name, str) else UNKNOWN)
+            elif callee.startswith(ATTRGETTER + "."):
+                out |= self._attr(first, callee[len(ATTRGETTER) + 1:])
+            elif callee in PASS_THROUGH_CALLS:
+                out |= first | ({f"{callee}{VALUE}"} if callee.startswith("builtins.") else set())
+            else:
+                out |= self._returned(callee)
+        return out
+
+    def _returned(self, callee: str) -> set[str]:
+        """What calling `callee` gives."""
+        if callee in self.returns:
+            return self.returns[callee]
+        root = _root(callee)
+        if callee.startswith(LOCAL + "."):  # a class's instance, or what an instance's method returns
+            if VALUE not in callee:
+                return {callee + VALUE}
+            return self.returns.get(f"{LOCAL}.{_last(callee)}", {UNKNOWN})
+        if root == "torch":
+            return {NUMPY_VALUE if _last(callee) == "numpy" else TORCH_VALUE}
+        if root == "numpy":
+            return {NUMPY_VALUE}
+        if root == "builtins" and VALUE not in callee:
+            return {callee + VALUE}
+        return {UNKNOWN}
+
+    def _fold(self, node):
+        if isinstance(node, ast.Constant):
+            return node.value if isinstance(node.value, (str, int)) else None
+        if isinstance(node, ast.Name):
+            bound = self._lookup(self.scope_of.get(id(node), self.module), node.id)
+            if len(bound) == 1 and next(iter(bound)).startswith(LITERAL):
+                return ast.literal_eval(next(iter(bound))[1:])
+            return None
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            value = self._fold(node.operand)
+            return (-value if isinstance(node.op, ast.USub) else value) if isinstance(value, int) else None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult, ast.Mod)):
+            left, right = self.fold(node.left), self.fold(node.right)
+            if left is None or right is None:
+                return None
+            if isinstance(node.op, ast.Add):
+                return left + right
+            if isinstance(node.op, ast.Mod):
+                return left % right
+            text, count = (left, right) if isinstance(left, str) else (right, left)
+            return None if isinstance(text, str) and len(text) * count > MAX_FOLDED else left * right
+        if isinstance(node, ast.JoinedStr):
+            parts = []
+            for value in node.values:
+                part = self._fold(value.value if isinstance(value, ast.FormattedValue) else value)
+                if part is None or (isinstance(value, ast.FormattedValue) and (value.format_spec or
+                                                                               value.conversion != -1)):
+                    return None
+                parts.append(str(part))
+            return "".join(parts)
+        if isinstance(node, ast.Subscript):
+            text = self._fold(node.value)
+            if not isinstance(text, str):
+                return None
+            if isinstance(node.slice, ast.Slice):
+                parts = (node.slice.lower, node.slice.upper, node.slice.step)
+                bounds = [self._fold(b) if b is not None else None for b in parts]
+                if any(b is None and p is not None for b, p in zip(bounds, parts)):
+                    return None
+                return text[slice(*bounds)]
+            index = self._fold(node.slice)
+            return text[index] if isinstance(index, int) else None
+        if isinstance(node, ast.Call) and not node.keywords:
+            args = [self._fold(a) for a in node.args]
+            if any(a is None for a in args):
+                if isinstance(node.func, ast.Attribute) and node.func.attr == "join" and len(node.args) == 1 and \
+                        isinstance(node.args[0], (ast.List, ast.Tuple)):
+                    sep = self._fold(node.func.value)
+                    items = [self._fold(e) for e in node.args[0].elts]
+                    if isinstance(sep, str) and all(isinstance(i, str) for i in items):
+                        return sep.join(items)
+                return None
+            if isinstance(node.func, ast.Name) and node.func.id in ("chr", "str") and len(args) == 1:
+                return chr(args[0]) if node.func.id == "chr" else str(args[0])
+            if isinstance(node.func, ast.Attribute) and node.func.attr in ("lower", "upper", "strip", "replace",
+                                                                           "removeprefix", "removesuffix"):
+                text = self._fold(node.func.value)
+                return getattr(text, node.func.attr)(*args) if isinstance(text, str) else None
         return None
-    head = aliases.get(node.id, node.id)
-    return ".".join([head, *reversed(parts)])
 
 
-def _normalise(name: str) -> str:
-    for prefix, full in (("triton.language.", "tl."), ("torch.nn.functional.", "F.")):
-        if name.startswith(prefix):
-            return full + name[len(prefix):]
-    return name
+# -- Python: rules --------------------------------------------------------------------------------
+def _is_torch_compute(origin: str) -> bool:
+    if _root(origin) != "torch":
+        return False
+    if VALUE in origin:  # a method of a tensor
+        return _last(origin) in TORCH_COMPUTE | TENSOR_COMPUTE_METHODS
+    if any(_under(origin, p) for p in TORCH_NOT_COMPUTE):
+        return False
+    return _last(origin) in TORCH_COMPUTE | TENSOR_COMPUTE_METHODS or \
+        any(_under(origin, p) for p in TORCH_COMPUTE_NAMESPACES)
+
+
+def _is_unknown_tensor_method(origin: str) -> bool:
+    """`x.softmax()` on a receiver of unknown origin: a name no other Python object has."""
+    return origin.startswith(UNKNOWN + ".") and _last(origin) in TENSOR_COMPUTE_METHODS - SHARED_METHOD_NAMES
+
+
+def _is_numpy_compute(origin: str) -> bool:
+    if _root(origin) == "numpy":
+        return VALUE in origin or _last(origin) not in NUMPY_METADATA
+    return _last(origin) == "numpy" and (origin.startswith(TORCH_VALUE) or origin.startswith(UNKNOWN + "."))
+
+
+def _access_kind(origin: str) -> str | None:
+    """The flag kind of reaching `origin` at all (a module, a builtin, an entry point), else None."""
+    if origin == "builtins":
+        return "introspection"
+    if origin.startswith("builtins."):
+        return FORBIDDEN_BUILTINS.get(origin.split(".")[1])
+    if _last(origin) in STREAM_NAMES:
+        return "stream_injection"
+    kind = _module_kind(_root(origin))
+    if kind:
+        return kind
+    return next((kind for prefix, kind in FORBIDDEN_ORIGINS.items() if _under(origin, prefix)), None)
+
+
+def _shown(origin: str, spelled: ast.AST) -> str:
+    """The origin as a flag shows it, with the spelling when they differ."""
+    if VALUE in origin or origin.startswith(UNKNOWN + "."):
+        return f".{_last(origin)}()"
+    origin = origin.removeprefix("builtins.")
+    text = ast.unparse(spelled)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    return origin if text == origin else f"{origin} via {text}"
+
+
+class _PythonChecker:
+    """Pass 2 of check_python: the rules, over the resolver's origins."""
+
+    def __init__(self, tree: ast.Module, *, custom_kernel: bool, fp32_task: bool, filename: str):
+        self.custom_kernel, self.fp32_task, self.filename = custom_kernel, fp32_task, filename
+        self.resolver = _Resolver(tree)
+        self.found: dict[str, tuple[int, str]] = {}   # "kind: detail" -> (line, flag) of its first line
+        self.parent = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        self.kernel_seen = False
+        self.in_kernel: set[int] = set()               # @triton.jit bodies: device code, not host PyTorch
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and self._triton_decorated(node):
+                self.kernel_seen = True
+                self.in_kernel.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+        for node in ast.walk(tree):
+            self._check(node)
+
+    def flags(self) -> list[str]:
+        out = [flag for _, flag in sorted(self.found.values(), key=lambda item: item[0])]
+        if self.custom_kernel and not self.kernel_seen:
+            out.append(f"no_custom_kernel: no @triton.jit function in {self.filename}")
+        return out
+
+    def flag(self, kind: str, detail: str, node: ast.AST) -> None:
+        key = f"{kind}: {detail}"
+        line = getattr(node, "lineno", 0)
+        if key not in self.found or line < self.found[key][0]:
+            self.found[key] = (line, f"{key} ({self.filename}:{line or '?'})")
+
+    def _triton_decorated(self, node) -> bool:
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            if any(_root(o) == "triton" and _last(o) in TRITON_KERNEL_DECORATORS
+                   for o in self.resolver.origins(target)):
+                return True
+        return False
+
+    def _check(self, node: ast.AST) -> None:
+        r = self.resolver
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                self._check_import(a.name, f"import {a.name}", node)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                self.flag("harness_access", "relative import", node)
+            elif not self._check_import(node.module or "", f"from {node.module} import ...", node):
+                for a in node.names:
+                    if a.name != "*":
+                        self._check_import(_canonical(f"{node.module}.{a.name}"),
+                                           f"from {node.module} import {a.name}", node)
+                    if _root(node.module or "") == "torch" and a.name in SUBCLASS_ATTRS:
+                        self.flag("tensor_subclass", f"from {node.module} import {a.name}", node)
+        elif isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            self.flag("try_fallback", "try/except (a fallback path the checks may not exercise)", node)
+        elif isinstance(node, ast.ClassDef):
+            for base in node.bases:
+                for origin in r.origins(base):
+                    if origin in SUBCLASS_BASES or origin.endswith(("TorchDispatchMode", "TorchFunctionMode")):
+                        self.flag("tensor_subclass", f"class {node.name}({origin})", node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in SUBCLASS_ATTRS:
+            self.flag("tensor_subclass", f"def {node.name}", node)
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            for target in targets:
+                for t in ast.walk(target):
+                    if isinstance(t, ast.Attribute) and isinstance(t.ctx, (ast.Store, ast.Del)):
+                        self._check_write(r.origins(t.value), t.attr, ast.unparse(t), node)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult) and self.custom_kernel and \
+                id(node) not in self.in_kernel:
+            self.flag("torch_fallback", "@ operator", node)
+        if isinstance(node, ast.Attribute):
+            self._check_attribute_name(node.attr, node)
+        if isinstance(node, ast.Call):
+            self._check_call(node)
+        if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) and self._outermost(node) and \
+                not isinstance(getattr(node, "ctx", ast.Load()), (ast.Store, ast.Del)):
+            for origin in r.origins(node):
+                self._check_reference(origin, node)
+
+    def _outermost(self, node: ast.AST) -> bool:
+        """Not a part of a longer chain (`torch` in `torch.softmax`, `f` in `f(x)`)."""
+        parent = self.parent.get(id(node))
+        return not ((isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is node) or
+                    (isinstance(parent, ast.Call) and parent.func is node))
+
+    def _check_import(self, module: str, detail: str, node: ast.AST) -> bool:
+        kind = _module_kind(module.split(".")[0]) or _access_kind(_canonical(module))
+        if kind:
+            self.flag(kind, detail, node)
+        return bool(kind)
+
+    def _check_reference(self, origin: str, node: ast.AST) -> None:
+        """An origin the code reaches, called or not."""
+        kind = _access_kind(origin)
+        if kind:
+            self.flag(kind, _shown(origin, node), node)
+        if self.custom_kernel and id(node) not in self.in_kernel and VALUE not in origin and \
+                _is_torch_compute(origin):
+            self.flag("torch_fallback", _shown(origin, node), node)
+        if self.fp32_task and origin in HALF_ORIGINS:
+            self.flag("precision_downgrade", _shown(origin, node), node)
+
+    def _check_call(self, node: ast.Call) -> None:
+        r = self.resolver
+        host = id(node) not in self.in_kernel
+        for callee in r.callees(node):
+            self._check_reference(callee, node.func)
+            if _root(callee) == "triton" and _last(callee) == "jit":
+                self.kernel_seen = True
+            if self.custom_kernel and host and (_is_torch_compute(callee) or _is_unknown_tensor_method(callee)):
+                self.flag("torch_fallback", _shown(callee, node.func), node)
+            if self.custom_kernel and _is_numpy_compute(callee):
+                self.flag("numpy_compute", _shown(callee, node.func), node)
+            if self.fp32_task and (callee in REDUCED_PRECISION_CALLS or (
+                    _last(callee) in HALF_METHODS and (callee.startswith(TORCH_VALUE) or
+                                                       callee.startswith(UNKNOWN + ".")))):
+                self.flag("precision_downgrade", _shown(callee, node.func), node)
+            if callee in ("builtins.getattr", "builtins.hasattr", "builtins.setattr", "builtins.delattr") and \
+                    len(node.args) >= 2:
+                self._check_named_attribute(callee.removeprefix("builtins."), node)
+        if self.fp32_task:
+            for kw in node.keywords:
+                if kw.arg in ("allow_tf32", "input_precision") and isinstance(kw.value, ast.Constant) and \
+                        kw.value.value in (True, "tf32", "tf32x3"):
+                    self.flag("precision_downgrade", f"{kw.arg}={kw.value.value!r}", node)
+
+    def _check_named_attribute(self, function: str, node: ast.Call) -> None:
+        """getattr/hasattr/setattr/delattr: the name must be built from literals, and is then checked
+        as the attribute it names."""
+        name = self.resolver.fold(node.args[1])
+        if not isinstance(name, str):
+            self.flag("introspection", f"{function} with a computed name", node)
+            return
+        self._check_attribute_name(name, node)
+        if name in TIMING_ATTRS | DUNDER_ATTRS and function in ("getattr", "hasattr"):
+            self.flag("introspection", f"{function}(..., {name!r})", node)
+        if function in ("setattr", "delattr"):
+            self._check_write(self.resolver.origins(node.args[0]), name, f"{ast.unparse(node.args[0])}.{name}", node)
+
+    def _check_attribute_name(self, attr: str, node: ast.AST) -> None:
+        if attr in DUNDER_ATTRS or attr in FRAME_ATTRS:
+            self.flag("introspection", f".{attr}", node)
+        elif attr in SUBCLASS_ATTRS:
+            self.flag("tensor_subclass", f".{attr}", node)
+
+    def _check_write(self, receivers: frozenset[str], attr: str, spelled: str, node: ast.AST) -> None:
+        """An attribute written (or deleted): patching a module the harness or reference uses."""
+        for origin in sorted(receivers):
+            root = _root(origin)
+            if VALUE not in origin and root.isidentifier() and (root in PATCHED_ROOTS or _module_kind(root)):
+                self.flag("timer_patching", f"assignment to {origin}.{attr}", node)
+        if attr in TIMING_ATTRS:
+            self.flag("timer_patching", f"assignment to {spelled}", node)
+        if attr in REDUCED_PRECISION_ATTRS:
+            self.flag("precision_downgrade", f"assignment to {spelled}", node)
 
 
 def check_python(source: str, *, custom_kernel: bool = True, fp32_task: bool = False,
                  filename: str = "kernel.py") -> list[str]:
     """Flags for one Python candidate file. `custom_kernel`: the category asks for a kernel, so
-    PyTorch compute calls are a fallback; `fp32_task`: no tensor of the task is half/bf16."""
+    PyTorch or NumPy computing the result is a fallback; `fp32_task`: no tensor of the task is
+    half/bf16."""
     try:
         tree = ast.parse(source, filename=filename)
-    except SyntaxError:
+    except (SyntaxError, ValueError):
         return []  # the import fails and the compile gate reports it
-    resolver = _Resolver()
-    resolver.visit(tree)
-    aliases = resolver.aliases
-    flags: list[str] = []
-
-    def flag(kind, detail, node):
-        flags.append(f"{kind}: {detail} ({filename}:{getattr(node, 'lineno', '?')})")
-
-    jit_seen = False
-    in_jit: set[int] = set()      # nodes inside @triton.jit bodies: device code, not host PyTorch
-    bound: set[str] = set()       # names the file binds itself (a parameter called `input` is fine)
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            bound.add(node.name)
-            bound.update(a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg))
-            if any((dotted(d.func if isinstance(d, ast.Call) else d, aliases) or "").split(".")[-1] == "jit"
-                   for d in node.decorator_list):
-                in_jit.update(id(n) for n in ast.walk(node))
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            bound.add(node.id)
-        elif isinstance(node, ast.ClassDef):
-            bound.add(node.name)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                root = a.name.split(".")[0]
-                if root in FORBIDDEN_IMPORTS:
-                    flag(FORBIDDEN_IMPORTS[root], f"import {a.name}", node)
-        elif isinstance(node, ast.ImportFrom):
-            root = (node.module or "").split(".")[0]
-            if node.level:
-                flag("harness_access", "relative import", node)
-            elif root in FORBIDDEN_IMPORTS:
-                flag(FORBIDDEN_IMPORTS[root], f"from {node.module} import ...", node)
-            elif root == "torch" and any(a.name in SUBCLASS_ATTRS for a in node.names):
-                flag("tensor_subclass", f"from {node.module} import {node.names[0].name}", node)
-        elif isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            flag("try_fallback", "try/except (a fallback path the checks may not exercise)", node)
-        elif isinstance(node, ast.ClassDef):
-            for base in node.bases:
-                name = _normalise(dotted(base, aliases) or "")
-                if name in ("torch.Tensor", "Tensor", "torch._C._TensorBase", "torch._C.TensorBase") or \
-                        name.endswith("TorchDispatchMode") or name.endswith("TorchFunctionMode"):
-                    flag("tensor_subclass", f"class {node.name}({name})", node)
-        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
-            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
-            for target in targets:
-                for t in ast.walk(target):
-                    if isinstance(t, ast.Attribute):
-                        name = dotted(t, aliases) or ""
-                        root = name.split(".")[0]
-                        if root in ("torch", "time", "triton", "tl", "statistics", "math", "builtins") \
-                                or t.attr in TIMING_ATTRS:
-                            flag("timer_patching", f"assignment to {name or t.attr}", node)
-                        if t.attr in TF32_ATTRS:
-                            flag("precision_downgrade", f"assignment to {name or t.attr}", node)
-                        if t.attr in DUNDER_ATTRS:
-                            flag("introspection", f"assignment to .{t.attr}", node)
-        elif isinstance(node, ast.Global):
-            pass
-        elif isinstance(node, ast.Attribute):
-            if node.attr in DUNDER_ATTRS:
-                flag("introspection", f".{node.attr}", node)
-            elif node.attr in SUBCLASS_ATTRS:
-                flag("tensor_subclass", f".{node.attr}", node)
-            chain = dotted(node, aliases) or ""
-            for part in chain.split(".")[1:]:     # a forbidden module reached through another: torch.sys, np.os
-                if part in FORBIDDEN_IMPORTS and part not in ("time", "io", "types", "code", "select", "site"):
-                    flag(FORBIDDEN_IMPORTS[part], chain, node)
-            if node.attr == "numpy" and custom_kernel:
-                flag("numpy_compute", f".{node.attr}", node)
-        elif isinstance(node, ast.Name):
-            if node.id in FORBIDDEN_BUILTINS and node.id not in aliases and node.id not in bound:
-                flag(FORBIDDEN_BUILTINS[node.id], f"{node.id}", node)
-            elif node.id == "__builtins__":
-                flag("introspection", "__builtins__", node)
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult) and custom_kernel:
-            flag("torch_fallback", "@ operator", node)
-        elif isinstance(node, ast.FunctionDef):
-            for dec in node.decorator_list:
-                d = dec.func if isinstance(dec, ast.Call) else dec
-                if (dotted(d, aliases) or "").split(".")[-1] in ("jit", "autotune", "heuristics"):
-                    jit_seen = True
-        if isinstance(node, ast.Call):
-            name = _normalise(dotted(node.func, aliases) or "")
-            last = name.split(".")[-1] if name else (node.func.attr if isinstance(node.func, ast.Attribute) else "")
-            if name in STREAM_CALLS or last in ("Stream", "ExternalStream", "set_stream", "CUDAGraph"):
-                flag("stream_injection", name or last, node)
-            elif name.startswith(("threading.", "multiprocessing.", "concurrent.", "_thread.")):
-                flag("thread_injection", name, node)
-            if name in SUBCLASS_CALLS:
-                flag("tensor_subclass", name, node)
-            if name.startswith(("numpy.", "np.", "scipy.")) and custom_kernel:
-                flag("numpy_compute", name, node)
-            if name in ("getattr", "setattr", "hasattr") and len(node.args) >= 2 and \
-                    _constant(node.args[1]) is None:
-                flag("introspection", f"{name} with a computed name", node)
-            if name in ("setattr",) or (name == "getattr" and len(node.args) >= 2 and
-                                        isinstance(node.args[1], ast.Constant) and
-                                        str(node.args[1].value) in DUNDER_ATTRS | TIMING_ATTRS):
-                flag("introspection", f"{name}(..., {ast.unparse(node.args[1]) if len(node.args) > 1 else ''})", node)
-            if custom_kernel and name:
-                if (name.startswith(("torch.", "F.")) and last in TORCH_COMPUTE) or name.startswith(("F.", "torch.nn.", "torch.special.", "torch.linalg.", "torch.fft.")) \
-                        and not name.startswith("torch.nn.Module"):
-                    flag("torch_fallback", name, node)
-                elif name.startswith("torch._C") or name.startswith("torch.ops."):
-                    flag("torch_fallback", name, node)
-            if custom_kernel and isinstance(node.func, ast.Attribute) and id(node) not in in_jit \
-                    and not name.startswith(("tl.", "triton.")):
-                head = dotted(node.func.value, aliases) or ""
-                if node.func.attr in TENSOR_COMPUTE_METHODS and not head.startswith(("tl", "triton", "math")) \
-                        and head not in resolver.containers:
-                    flag("torch_fallback", f".{node.func.attr}()", node)
-            if fp32_task:
-                if isinstance(node.func, ast.Attribute) and node.func.attr in HALF_METHODS:
-                    flag("precision_downgrade", f".{node.func.attr}()", node)
-                for kw in node.keywords:
-                    if kw.arg in ("allow_tf32", "input_precision") and isinstance(kw.value, ast.Constant) and \
-                            kw.value.value in (True, "tf32", "tf32x3"):
-                        flag("precision_downgrade", f"{kw.arg}={kw.value.value!r}", node)
-        if fp32_task and isinstance(node, ast.Attribute):
-            name = _normalise(dotted(node, aliases) or "")
-            if name in HALF_NAMES or name.replace("triton.language", "tl") in HALF_NAMES:
-                flag("precision_downgrade", name, node)
-    if custom_kernel and not jit_seen:
-        flags.append(f"no_custom_kernel: no @triton.jit function in {filename}")
-    return _dedupe(flags)
+    except RecursionError:
+        return [f"obfuscation: expressions nested too deeply to check ({filename})"]
+    try:
+        return _PythonChecker(tree, custom_kernel=custom_kernel, fp32_task=fp32_task, filename=filename).flags()
+    except RecursionError:
+        return [f"obfuscation: expressions nested too deeply to check ({filename})"]
 
 
 # -- C / C++ (.cu, .hip) --------------------------------------------------------------------------
@@ -326,9 +859,18 @@ NATIVE_FORBIDDEN = {
     "library_fallback": {"cublasSgemm", "cublasGemmEx", "cublasLtMatmul", "cublasCreate", "cudnnCreate",
                          "hipblasCreate", "rocblas_create_handle", "hipblasLtMatmul", "cublasSgemmStridedBatched"},
 }
-NATIVE_HALF = {"__half", "half2", "__half2", "__nv_bfloat16", "__nv_bfloat162", "hip_bfloat16",
+NATIVE_HALF = {"__half", "half", "half2", "__half2", "__nv_bfloat16", "__nv_bfloat162", "hip_bfloat16",
                "__hip_bfloat16", "__float2half", "__float2half_rn", "__float2bfloat16", "__half2float",
                "__hmul", "__hadd", "__hfma", "wmma", "mma_sync", "__nv_fp8_e4m3", "nv_bfloat16"}
+# Flagged names that are also ordinary words a kernel may declare for itself (`int half = n / 2;`,
+# `const int thread = threadIdx.x;`, a helper `remove(...)`): where the file declares one, that
+# name is the file's own, unless written qualified (`std::thread`, `::write`). Calling the library
+# function instead needs its header, which is flagged on its own.
+NATIVE_ORDINARY_WORDS = {"half", "thread", "async", "fork", "clone", "system", "exit", "abort", "kill", "open",
+                         "creat", "unlink", "remove", "rename", "mmap", "write"}
+# `<type> [*&] name` followed by what can follow a declarator; not `return x`, `case x`, ...
+_DECLARATION = r"\b(?!(?:return|case|else|do|goto|sizeof|new|delete|throw|using|operator|co_return|co_yield)\b)" \
+               r"[A-Za-z_]\w*[\s*&]+{name}\s*[=;,)\[:({{>]"
 NATIVE_INCLUDES = {"thread": "thread_injection", "pthread.h": "thread_injection", "future": "thread_injection",
                    "unistd.h": "process_control", "dlfcn.h": "process_control", "cublas_v2.h": "library_fallback",
                    "cudnn.h": "library_fallback", "hipblas.h": "library_fallback", "hipblas/hipblas.h": "library_fallback",
@@ -342,8 +884,11 @@ def check_native(source: str, *, fp32_task: bool = False, filename: str = "kerne
     """Flags for one CUDA/HIP source, from its tokens (comments and literals removed)."""
     includes = re.findall(r'#\s*include\s*[<"]([^>"]+)[>"]', re.sub(r"//[^\n]*|/\*.*?\*/", "", source, flags=re.S))
     code = _C_LITERALS.sub(" ", source)
-    tokens = [t for t in _TOKEN.findall(code)]
-    names = set(tokens)
+    tokens = _TOKEN.findall(code)
+    qualified = set(re.findall(r"::\s*([A-Za-z_]\w*)", code))
+    own = {word for word in NATIVE_ORDINARY_WORDS - qualified
+           if re.search(_DECLARATION.format(name=word), code)}
+    names = set(tokens) - own
     flags: list[str] = []
     for kind, bad in NATIVE_FORBIDDEN.items():
         for name in sorted(names & bad):
@@ -358,20 +903,8 @@ def check_native(source: str, *, fp32_task: bool = False, filename: str = "kerne
     if fp32_task:
         for name in sorted(names & NATIVE_HALF):
             flags.append(f"precision_downgrade: {name} ({filename})")
-        # `half` the CUDA type (a declaration `half x`, `half*`, a cast `(half)`), not a variable named half
-        if re.search(r"\bhalf\s*(?:\*|&|\s[A-Za-z_]\w*\s*[=;,\)\[])|\(\s*half\s*\)|<\s*half\s*>", code):
-            flags.append(f"precision_downgrade: half ({filename})")
     if "##" in tokens:
         flags.append(f"obfuscation: ## token pasting ({filename})")
     if "__global__" not in names:
         flags.append(f"no_custom_kernel: no __global__ function in {filename}")
-    return _dedupe(flags)
-
-
-def _dedupe(flags):
-    seen, out = set(), []
-    for f in flags:
-        if f not in seen:
-            seen.add(f)
-            out.append(f)
-    return out
+    return list(dict.fromkeys(flags))
