@@ -17,7 +17,6 @@ run_dir/
 from __future__ import annotations
 
 import datetime as _dt
-import os
 import platform
 import re
 import secrets

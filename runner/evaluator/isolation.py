@@ -187,10 +187,7 @@ def prepare_workdir(workdir: Path, mode: str, uid: int = RUNNER_UID) -> None:
                 pass
 
 
-_DETECTED: dict = {}
-
-
-def choose(hidden, device: str, scratch: Path, forbidden_write=(), allow_unisolated: bool = False) -> Isolation:
+def choose(hidden, device: str, forbidden_write=(), allow_unisolated: bool = False) -> Isolation:
     """The best mode that works here and passes the probe; IsolationError when none does (unless
     GAUNTLET_ALLOW_UNISOLATED=1, or `allow_unisolated`)."""
     hidden = tuple(sorted({Path(p).resolve() for p in hidden if p}))

@@ -100,7 +100,7 @@ def _uid_of(pid: int) -> int | None:
 
 class RunnerClient:
     def __init__(self, isolation: Isolation, tree: Path, *, language: str, entry: str, symbol: str,
-                 device: str, role: str, flags=(), scratch: Path):
+                 device: str, role: str, flags=()):
         self.role = role
         # setpriv mode: each role its own uid, so the judge can tell the candidate's processes apart
         self.uid = isolation.runner_uid(role) if isolation.mode == "setpriv" else None
@@ -357,14 +357,13 @@ def _received(buffers: list[Shared], meta) -> Frozen:
 # -- one kernel's correctness and timing ----------------------------------------------------------------
 class Judge:
     def __init__(self, task: Task, device: str, reference, *, fp32_task: bool, regime: str, graph: bool,
-                 max_speedup: float, language: str):
+                 max_speedup: float):
         self.task, self.device = task, device
         self.torch_device = "cpu" if device == "cpu" else "cuda"
         self.kind = "cpu" if device == "cpu" else "gpu"
         self.ref = reference
         self.seeds, self.outlier_seeds = CORRECTNESS_SEEDS[self.kind], OUTLIER_SEEDS[self.kind]
         self.fp32_task, self.regime, self.graph, self.max_speedup = fp32_task, regime, graph, max_speedup
-        self.language = language
         self.flags: list[str] = []
         self.row_notes: list[str] = []
         self.rng = random.SystemRandom()    # what is checked, and the seeds of timed inputs: nothing a runner can seed
@@ -807,24 +806,24 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             if out_dir is not None:
                 hidden.add(Path(out_dir))
             try:
-                isolation = choose(hidden, device, scratch, forbidden_write=(out_dir,) if out_dir else ())
+                isolation = choose(hidden, device, forbidden_write=(out_dir,) if out_dir else ())
             except IsolationError as exc:
                 if not workspace:
                     evaluation.error = str(exc)
                     return evaluation
                 # an agent's self-check in its own workspace: nothing there is hidden
-                isolation = choose(hidden, device, scratch, allow_unisolated=True)
+                isolation = choose(hidden, device, allow_unisolated=True)
             flags += isolation.notes
             evaluation.environment = environment(device, isolation)
             judge = Judge(task, device, reference, fp32_task=fp32_task, regime=regime, graph=graph,
-                          max_speedup=max_speedup, language=language)
+                          max_speedup=max_speedup)
 
             def start(role: str, source: Path | None) -> RunnerClient:
                 tree = kernel_tree(task.files, task.editable, source, scratch / role)
                 if role == "baseline" and task.baseline_is_reference:
                     shutil.copyfile(task.reference, tree / task.reference.name)
                 spec = _runner_spec(task, language, role)
-                runner = RunnerClient(isolation, tree, device=device, role=role, scratch=scratch, **spec)
+                runner = RunnerClient(isolation, tree, device=device, role=role, **spec)
                 runners.append(runner)
                 return runner
 

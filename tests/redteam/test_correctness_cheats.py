@@ -1,7 +1,5 @@
 """Red team, correctness side: each malicious candidate must end not-correct, or flagged and scored
 zero. Each test names the defence that stops it; removing that defence makes the test fail."""
-import pytest
-
 from runner.evaluator.judge import CORRECTNESS_SEEDS, OUTLIER_SEEDS
 
 from .conftest import C_HONEST, KERNEL

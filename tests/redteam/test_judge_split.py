@@ -360,9 +360,9 @@ def test_every_process_of_the_candidates_sandbox_is_stopped_while_the_baseline_i
         "            time.sleep(0.01)\n"
         "    os._exit(0)\n"
         "def forward(x, alpha):\n    return x * alpha\n")
-    iso = choose([scale_task.root], "cpu", tmp_path)
+    iso = choose([scale_task.root], "cpu")
     runner = RunnerClient(iso, tree, language="python", entry="kernel.py", symbol="forward", device="cpu",
-                          role="candidate", scratch=tmp_path)
+                          role="candidate")
     try:
         assert runner.request({"op": "build"})["compiled"]
         _time.sleep(0.5)
