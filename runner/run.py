@@ -265,7 +265,10 @@ class Run:
     def _run_agent(self, task, spec, sandbox, workspace, agent_dir, budget, deadline, result, wrap=()) -> None:
         try:
             prompt_path = agent_dir / "prompt.md"
-            check = (f"python3 -m runner.evaluator {sandbox.path(workspace.path)} --workspace "
+            # the local backend's agent runs with the host's PATH: name this interpreter (the venv's),
+            # not whatever `python3` comes first there
+            python = sys.executable if self.options.backend == "local" else "python3"
+            check = (f"{python} -m runner.evaluator {sandbox.path(workspace.path)} --workspace "
                      f"--device {self.options.device} --split seen")
             prompt_path.write_text(build_prompt(task, budget, deadline, check))
             ctx = AttemptContext(task_id=task.id, workspace=workspace.path,

@@ -50,6 +50,11 @@ def test_oracle_passes_every_gate(tasks_root, tmp_path):
     assert manifest["options"]["agent"] == "oracle" and manifest["finished"]
     assert manifest["versions"]["torch"] and manifest["tasks"] == [SCALE]
     assert "+    _scale[(triton.cdiv(n, 1024),)]" in (out / "attempts" / ATTEMPT / "diff.patch").read_text()
+    # the self-check command in the prompt names this interpreter (a venv's), not the first python3 on PATH
+    prompt = (out / "attempts" / ATTEMPT / "agent" / "prompt.md").read_text()
+    assert f"{sys.executable} -m runner.evaluator" in prompt
+    ev = json.loads((out / "attempts" / ATTEMPT / "evaluation.json").read_text())
+    assert ev["environment"]["runner_isolation"] in ("bwrap", "unshare", "setpriv"), ev["environment"]
 
 
 def test_hardcoded_seen_shapes_fail_correct_unseen(tasks_root, tmp_path):
