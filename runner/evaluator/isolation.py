@@ -104,12 +104,13 @@ class Isolation:
     def _bwrap(self, workdir: Path) -> list[str]:
         args = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL",
                 "--uid", str(RUNNER_UID), "--gid", str(RUNNER_UID)]
+        # the private /tmp first: binds made after it may live under /tmp (a checkout or venv there)
+        args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         for path in self._readable():
             args += ["--ro-bind", str(path), str(path)]
         for link in SYSTEM_DIRS:        # merged-/usr systems: /bin -> usr/bin, /lib64 -> usr/lib64, ...
             if Path(link).is_symlink():
                 args += ["--symlink", os.readlink(link), link]
-        args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         if Path("/sys").is_dir():
             args += ["--ro-bind", "/sys", "/sys"]
         for node in [*GPU_NODES, *sorted(str(p) for p in Path("/dev").glob("nvidia[0-9]*"))]:
