@@ -49,6 +49,14 @@ def evaluate(task: str, candidate: Path | None, out: Path, pythonpath: str, extr
     return data
 
 
+def _phases(trace: Path) -> dict | None:
+    """The judge's seconds per phase (judge.Phases), from the last evaluation in a trace file."""
+    if not trace.is_file():
+        return None
+    found = [json.loads(line) for line in trace.read_text().splitlines() if '"phases_s"' in line]
+    return {k: round(v, 2) for k, v in found[-1]["phases_s"].items()} if found else None
+
+
 def rows(data: dict) -> list[dict]:
     keep = ("config", "split", "correct", "error", "baseline_ms", "candidate_ms", "speedup", "judge_excess_ms",
             "judge_overhead_ms", "flags")
@@ -68,7 +76,10 @@ def fidelity(args) -> dict:
                             "notes": data.get("notes"), "error": data.get("error"), "rows": rows(data),
                             "environment": data.get("environment")})
             r = results[-1]
+            r["phases_s"] = _phases(args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl")
+            (args.out / "fidelity.partial.json").write_text(json.dumps(results, indent=1))
             print(f"{task:32s} {agent:6s} {r['wall_s']:7.1f}s flags={r['flags']} err={(r['error'] or '')[:200]}")
+            print(f"    phases {r['phases_s']}")
             for c in r["rows"]:
                 print(f"    {c['split']:6s} {c['config']:20s} ok={c['correct']} base={c['baseline_ms']} cand={c['candidate_ms']} "
                       f"x={c['speedup'] and round(c['speedup'], 4)} excess={c['judge_excess_ms']} over={c['judge_overhead_ms']} "
@@ -94,8 +105,10 @@ def overhead(args) -> dict:
                         "ratio": round(new["wall_s"] / old["wall_s"], 3),
                         "old_correct": all(c["correct"] for c in old.get("configs", [])) and bool(old.get("configs")),
                         "new_correct": all(c["correct"] for c in new.get("configs", [])) and bool(new.get("configs")),
-                        "old_error": (old.get("error") or "")[:300], "new_error": (new.get("error") or "")[:300]})
+                        "old_error": (old.get("error") or "")[:300], "new_error": (new.get("error") or "")[:300],
+                        "new_phases_s": _phases(args.out / f"new-{task.replace('/', '_')}.trace.jsonl")})
         print(results[-1])
+        (args.out / "overhead.partial.json").write_text(json.dumps(results, indent=1))
     total_old = sum(r["old_s"] for r in results)
     total_new = sum(r["new_s"] for r in results)
     summary = {"old_total_s": round(total_old, 1), "new_total_s": round(total_new, 1),

@@ -23,6 +23,7 @@ that holds only its kernel's files and the inputs it is handed (protocol.py).
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 import random
@@ -35,7 +36,9 @@ import sys
 import tempfile
 import time
 import traceback
+from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..candidate import kernel_tree
@@ -49,7 +52,7 @@ from .protocol import ProtocolError, Shared
 
 CORRECTNESS_SEEDS = {"gpu": (0, 1, 2, 3, 4), "cpu": (0, 1)}   # KernelBench uses 5 trials
 OUTLIER_SEEDS = {"gpu": (100, 101), "cpu": (100,)}
-WARMUP_SEED, BASELINE_SEED, TIMING_SEED = 900, 1000, 2000
+WARMUP_SEED, TIMING_SEED = 900, 2000
 OUTLIER_FRACTION, OUTLIER_SCALE = 0.001, 50.0                  # KernelBench-X: 0.1 % of entries x50
 ESCAPED_MIN_MS, ESCAPED_REL = 0.02, 0.5                         # gap excess that flags escaped work
 CHECK_PROBABILITY = 0.5          # a timed batch of the candidate is checked with this chance (and the last always)
@@ -77,6 +80,21 @@ class TaskBroken(Exception):
 
 class RunnerFailed(Exception):
     """A kernel runner died, hung or broke the protocol."""
+
+
+class Phases:
+    """Seconds spent per phase of an evaluation, for the overhead record (GAUNTLET_JUDGE_TRACE)."""
+
+    def __init__(self):
+        self.seconds: dict[str, float] = defaultdict(float)
+
+    @contextmanager
+    def __call__(self, name: str):
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] += time.perf_counter() - started
 
 
 # -- a kernel runner, seen from the judge -----------------------------------------------------------
@@ -357,8 +375,9 @@ def _received(buffers: list[Shared], meta) -> Frozen:
 # -- one kernel's correctness and timing ----------------------------------------------------------------
 class Judge:
     def __init__(self, task: Task, device: str, reference, *, fp32_task: bool, regime: str, graph: bool,
-                 max_speedup: float):
+                 max_speedup: float, phases: Phases | None = None):
         self.task, self.device = task, device
+        self.phases = phases or Phases()
         self.torch_device = "cpu" if device == "cpu" else "cuda"
         self.kind = "cpu" if device == "cpu" else "gpu"
         self.ref = reference
@@ -436,52 +455,72 @@ class Judge:
             self.flags += [str(f)[:300] for f in found if isinstance(f, str)]
 
     # -- correctness -----------------------------------------------------------------------------
-    def check_baseline(self, baseline: RunnerClient, config: Config, measure: bool) -> float:
-        """When the config is timed, the baseline goes through the very calls the candidate does:
-        both runner processes must reach the timing in the same state (an H100 run showed the
-        candidate's process alone, after its correctness calls, timing some configs 2-7x slower
-        than the same kernel in the baseline's). Otherwise one call suffices."""
-        if measure:
-            return self.check(baseline, config, evidence=False)
-        args = self.inputs(config, BASELINE_SEED)
-        expected = self.expected(args)
-        got, = self.call(baseline, args, expected, evidence=False)
-        return compare(self.task, got, expected)
-
-    def check(self, candidate: RunnerClient, config: Config, evidence: bool = True) -> float:
-        """Fresh inputs per seed, then outlier inputs; two calls each, poisoned differently."""
+    def correctness(self, baseline: RunnerClient, candidate: RunnerClient | None, config: Config,
+                    symmetric: bool) -> tuple[str | None, float | None, str | None]:
+        """(baseline error, candidate's worst error, candidate error) over the stages: fresh inputs
+        per seed, then outlier inputs; the candidate runs twice per stage on fresh copies, outputs
+        poisoned differently each time, and both results must match the reference and each other.
+        Each stage's inputs and expected outputs are made once and serve both kernels. With
+        `symmetric` (the config will be timed) the baseline goes through the very calls the
+        candidate does: both runner processes must reach the timing in the same state (an H100 run
+        showed the candidate's process alone, after its correctness calls, timing some configs 2-7x
+        slower than the same kernel in the baseline's). Otherwise one baseline call suffices."""
+        base_error = cand_error = None
         worst, scale_ref = 0.0, 0.0
         stages = [(s, False) for s in self.seeds] + [(s, True) for s in self.outlier_seeds]
-        for seed, outliers in stages:
+        for index, (seed, outliers) in enumerate(stages):
+            base_due = base_error is None and (symmetric or index == 0)
+            cand_due = candidate is not None and cand_error is None
+            if not (base_due or cand_due):
+                break
             what = f" (outlier inputs, seed {seed})" if outliers else f" (seed {seed})"
-            args = self.inputs(config, seed, outliers)
-            expected = self.expected(args)
+            with self.phases("inputs+reference"):
+                args = self.inputs(config, seed, outliers)
+                expected = self.expected(args)
             amax = expected.amax()
             if not outliers:
                 scale_ref = max(scale_ref, amax)
             # An outlier's x50 propagates into outputs: absolute tolerance scales with the output's
             # magnitude relative to the standard stage, never below the task's own.
             atol_scale = max(1.0, amax / scale_ref) if outliers and scale_ref > 0 else 1.0
-            first, second = self.call(candidate, args, expected, patterns=(0, 1), evidence=evidence)
-            worst = max(worst, compare(self.task, first, expected, atol_scale, what))
-            compare(self.task, second, expected, atol_scale, f" on the second run{what}")
-            try:
-                compare(self.task, second, first, atol_scale)
-            except Mismatch as exc:
-                raise Mismatch(f"two runs on the same inputs disagree{what}: {exc}") from None
-        return worst
+            if base_due:
+                with self.phases("baseline calls"):
+                    try:
+                        got = self.call(baseline, args, expected, patterns=(0, 1) if symmetric else (0,),
+                                        evidence=False)
+                        compare(self.task, got[0], expected, atol_scale, what)
+                    except Mismatch as exc:
+                        base_error = f"baseline: {exc}"
+            if not cand_due:
+                continue
+            with self.phases("candidate calls"):
+                try:
+                    first, second = self.call(candidate, args, expected, patterns=(0, 1))
+                    worst = max(worst, compare(self.task, first, expected, atol_scale, what))
+                    compare(self.task, second, expected, atol_scale, f" on the second run{what}")
+                    try:
+                        compare(self.task, second, first, atol_scale)
+                    except Mismatch as exc:
+                        raise Mismatch(f"two runs on the same inputs disagree{what}: {exc}") from None
+                except Mismatch as exc:
+                    cand_error = str(exc)
+            if cand_error is not None:
+                break                  # nothing will be timed: the baseline's state no longer matters
+        return base_error, (None if candidate is None or cand_error else worst), cand_error
 
     # -- performance -----------------------------------------------------------------------------
     def time(self, baseline: RunnerClient, candidate: RunnerClient, config: Config):
         """(baseline Timed, candidate Timed, bound) for one config; raises Mismatch when a checked
         repetition is wrong or its outputs are not the ones the runner committed to."""
-        args = self.inputs(config, TIMING_SEED)
-        expected = self.expected(args)
+        with self.phases("inputs+reference"):
+            args = self.inputs(config, TIMING_SEED)
+            expected = self.expected(args)
         runners = {"baseline": baseline, "candidate": candidate}
         if os.environ.get("GAUNTLET_JUDGE_ORDER") == "candidate-first":   # a diagnosis aid (bench/judge_gpu.py)
             runners = {"candidate": candidate, "baseline": baseline}
-        for runner in runners.values():
-            self.load(runner, args, expected)
+        with self.phases("timing: load"):
+            for runner in runners.values():
+                self.load(runner, args, expected)
         graph = self.graph and self.device != "cpu"
         if graph:
             failed = {name: r.request({"op": "capture", "regime": self.regime, "graph": True})
@@ -497,18 +536,19 @@ class Judge:
         common = {"regime": self.regime, "graph": graph, "delta": protocol.PERTURBATION}
         host, estimate = [], {}
         cpu = self.device == "cpu"
-        for name, runner in runners.items():
-            # Both runners start the stream watch's profiler once: an activated profiler slows every
-            # later launch in its process, so it must be the same in both (its findings count
-            # against the candidate only).
-            warm = self._batch(runner, 1 if cpu else timing.WARMUP_CALLS, common, keep=False, watch=True,
-                               evidence=name == "candidate")
-            host += warm["host_ms"]
-            estimate[name] = max(warm["samples"] if cpu else self._batch(runner, 3, common, keep=False)["samples"])
-        pad = timing.launch_pad_ms(host) if self.device != "cpu" else None
-        if pad is not None:
-            import torch
-            common["cycles_per_ms"] = timing.spin_rate(torch)      # one figure for both runners
+        with self.phases("timing: warm-up"):
+            for name, runner in runners.items():
+                # Both runners start the stream watch's profiler once: an activated profiler slows
+                # every later launch in its process, so it must be the same in both (its findings
+                # count against the candidate only).
+                warm = self._batch(runner, 1 if cpu else timing.WARMUP_CALLS, common, keep=False, watch=True,
+                                   evidence=name == "candidate")
+                host += warm["host_ms"]
+                estimate[name] = max(warm["samples"] if cpu else self._batch(runner, 3, common, keep=False)["samples"])
+            pad = timing.launch_pad_ms(host) if self.device != "cpu" else None
+            if pad is not None:
+                import torch
+                common["cycles_per_ms"] = timing.spin_rate(torch)      # one figure for both runners
         out_bytes = sum(t.numel() * t.element_size() for t in expected.tensors)
         capacity = max(1, min(timing.MAX_REPS, KEPT_BYTES[self.kind] // max(1, 2 * out_bytes)))
         samples = {name: [] for name in runners}
@@ -534,17 +574,19 @@ class Judge:
                     finally:
                         if name == "baseline":
                             candidate.signal_all(signal.SIGCONT)
+                    self.phases.seconds[f"timing: {name} batches"] += wall_ms / 1000.0
                     walls[name].append((wall_ms, n, sum(reply["samples"])))
                     samples[name] += reply["samples"]
                     gaps[name] += reply["gaps"]
                     if name == "candidate" and ((last_round and not left) or self.rng.random() < CHECK_PROBABILITY):
-                        self._check_repetition(runner, args, expected, seed, reply["digests"])
+                        with self.phases("timing: repetition checks"):
+                            self._check_repetition(runner, args, expected, seed, reply["digests"])
                     runner.request({"op": "release"})
         timed = {name: timing.stats(samples[name], 0, gaps[name]) for name in runners}
         trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: every batch, for the record
         if trace:
             with open(trace, "a") as fh:
-                fh.write(__import__("json").dumps({"config": config.name, "walls": walls, "pad_ms": pad,
+                fh.write(json.dumps({"config": config.name, "walls": walls, "pad_ms": pad,
                                                    "cycles_per_ms": common.get("cycles_per_ms"),
                                                    "median_ms": {k: v.median_ms for k, v in timed.items()}}) + "\n")
         return timed["baseline"], timed["candidate"], self._bound(walls, timed["candidate"])
@@ -610,21 +652,17 @@ class Judge:
     def config_result(self, baseline: RunnerClient, candidate: RunnerClient | None, config: Config,
                       measure: bool) -> ConfigResult:
         row = ConfigResult(config=config.name, split=config.split, params=dict(config.params), correct=False)
-        try:
-            self.check_baseline(baseline, config, measure and candidate is not None)
-            row.baseline_correct = True
-        except Mismatch as exc:
-            row.baseline_correct = False
-            row.error = f"baseline: {exc}"
+        base_error, worst, cand_error = self.correctness(baseline, candidate, config,
+                                                         symmetric=measure and candidate is not None)
+        row.baseline_correct = base_error is None
+        row.error = base_error
         if candidate is None:
             row.error = row.error or "not compiled"
             return row
-        try:
-            row.max_abs_err = self.check(candidate, config)
-            row.correct = True
-        except Mismatch as exc:
-            row.error = str(exc)
+        if cand_error is not None:
+            row.error = cand_error
             return row
+        row.max_abs_err, row.correct = worst, True
         if measure and row.baseline_correct:
             try:
                 base, cand, bound = self.time(baseline, candidate, config)
@@ -791,11 +829,14 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
     flags: list[str] = []
     runners: list[RunnerClient] = []
     scratch = Path(tempfile.mkdtemp(prefix="gauntlet-judge-"))
+    phases = Phases()
+    started = time.perf_counter()
     try:
         with exclusive_device(device) as held:
             try:
-                reference = import_reference(task.reference)
-                fp32_task = _warm_up(reference, task, device)
+                with phases("reference import+warm-up"):
+                    reference = import_reference(task.reference)
+                    fp32_task = _warm_up(reference, task, device)
             except TaskBroken as exc:
                 evaluation.task_error = str(exc)
                 evaluation.error = f"task: {exc}"
@@ -806,7 +847,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             if out_dir is not None:
                 hidden.add(Path(out_dir))
             try:
-                isolation = choose(hidden, device, forbidden_write=(out_dir,) if out_dir else ())
+                with phases("isolation probe"):
+                    isolation = choose(hidden, device, forbidden_write=(out_dir,) if out_dir else ())
             except IsolationError as exc:
                 if not workspace:
                     evaluation.error = str(exc)
@@ -816,7 +858,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             flags += isolation.notes
             evaluation.environment = environment(device, isolation)
             judge = Judge(task, device, reference, fp32_task=fp32_task, regime=regime, graph=graph,
-                          max_speedup=max_speedup)
+                          max_speedup=max_speedup, phases=phases)
 
             def start(role: str, source: Path | None) -> RunnerClient:
                 tree = kernel_tree(task.files, task.editable, source, scratch / role)
@@ -836,7 +878,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 flags += static_flags(task, tree, fp32_task)
                 candidate = start("candidate", candidate_dir)
             # Both kernels build at once (nvcc takes seconds each); neither runner sees the other.
-            with ThreadPoolExecutor(max_workers=2) as pool:
+            with phases("runner start+build"), ThreadPoolExecutor(max_workers=2) as pool:
                 builds = [pool.submit(_build, r) for r in (baseline, candidate) if r is not None]
                 built, reply = builds[0].result(), builds[1].result() if candidate is not None else None
             if not built.get("compiled"):
@@ -882,9 +924,15 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             if held:
                 flags.append(held)
     finally:
-        for runner in runners:
-            runner.close()
+        with phases("runner exit"):
+            for runner in runners:
+                runner.close()
         shutil.rmtree(scratch, ignore_errors=True)
+        trace = os.environ.get("GAUNTLET_JUDGE_TRACE")
+        if trace:
+            phases.seconds["total"] = time.perf_counter() - started
+            with open(trace, "a") as fh:
+                fh.write(json.dumps({"task": task.id, "phases_s": dict(phases.seconds)}) + "\n")
     changed = [p for p, h in task_digest(folders).items() if digest_before.get(p) != h]
     changed += [p for p in digest_before if not Path(p).exists()]
     if changed:
