@@ -55,7 +55,8 @@ OUTLIER_SEEDS = {"gpu": (100, 101), "cpu": (100,)}
 WARMUP_SEED, TIMING_SEED = 900, 2000
 OUTLIER_FRACTION, OUTLIER_SCALE = 0.001, 50.0                  # KernelBench-X: 0.1 % of entries x50
 ESCAPED_MIN_MS, ESCAPED_REL = 0.02, 0.5                         # gap excess that flags escaped work
-CHECK_PROBABILITY = 0.5          # a timed batch of the candidate is checked with this chance (and the last always)
+CHECK_PROBABILITY, CHECKS_PER_CONFIG = 0.5, 4   # timed batches of the candidate checked: this chance at most,
+                                                # about this many per config, and the last always
 KEPT_BYTES = {"gpu": 4 << 30, "cpu": 256 << 20}                 # outputs a runner keeps per batch
 # The time bound: the candidate's per-call wall time not explained by its samples, less the
 # baseline's, must stay within max(ABS, REL x the candidate's median sample). Set from honest runs:
@@ -258,7 +259,8 @@ def add_outliers(args: list, generator) -> list:
 
 
 class Frozen:
-    """Outputs held by the judge on the host, with the layout and device the runner reported."""
+    """Outputs held by the judge (on its own device, where it compares them), with the layout and
+    device the runner reported."""
 
     def __init__(self, tensors, strides, device):
         self.tensors, self.strides, self.device = tensors, strides, device
@@ -270,12 +272,14 @@ class Frozen:
 
 
 def freeze_reference(out) -> Frozen:
+    """A copy of the reference's outputs where they were made (the reference may return views of
+    its inputs); compared there, on the GPU when there is one."""
     import torch
     outs = _as_tuple(out)
     for i, o in enumerate(outs):
         if not isinstance(o, torch.Tensor):
             raise TaskBroken(f"the reference returned a {type(o).__name__} as output {i}")
-    return Frozen([o.detach().to("cpu", copy=True) for o in outs], [tuple(o.stride()) for o in outs],
+    return Frozen([o.detach().clone() for o in outs], [tuple(o.stride()) for o in outs],
                   [o.device.type for o in outs])
 
 
@@ -348,8 +352,9 @@ def _out_buffers(expected: Frozen, pattern: int) -> list[Shared]:
     return buffers
 
 
-def _received(buffers: list[Shared], meta) -> Frozen:
-    """What the runner wrote, copied out of the judge's buffers at once; layout as reported."""
+def _received(buffers: list[Shared], meta, device: str = "cpu") -> Frozen:
+    """What the runner wrote, copied out of the judge's buffers at once onto the judge's `device`
+    (where the expected outputs are); layout and device as reported."""
     if not isinstance(meta, list) or not all(isinstance(m, dict) for m in meta):
         raise RunnerFailed("malformed output description")
     tensors, strides, devices = [], [], []
@@ -363,7 +368,9 @@ def _received(buffers: list[Shared], meta) -> Frozen:
                 raise Mismatch(f"output {i} has dtype {dtype}")
             tensors.append(torch.empty(shape, dtype=getattr(torch, dtype)))   # fails compare on shape/dtype
         else:
-            tensors.append(buffers[i].tensor().clone())
+            view = buffers[i].tensor()
+            tensors.append(view.to(device, copy=True))
+            del view
         raw = m.get("strides")
         strides.append(tuple(raw) if isinstance(raw, list) else ())
         devices.append(str(m.get("device")))
@@ -442,7 +449,7 @@ class Judge:
             raise RunnerFailed("malformed call reply")
         results = []
         for bufs, info in zip(buffers, calls):
-            frozen = _received(bufs, info.get("outputs"))
+            frozen = _received(bufs, info.get("outputs"), self.torch_device)
             if info.get("inputs_changed") is True:
                 raise Mismatch("modified its inputs")
             results.append(frozen)
@@ -468,15 +475,14 @@ class Judge:
         base_error = cand_error = None
         worst, scale_ref = 0.0, 0.0
         stages = [(s, False) for s in self.seeds] + [(s, True) for s in self.outlier_seeds]
-        for index, (seed, outliers) in enumerate(stages):
+        if not (symmetric or candidate is not None):
+            stages = stages[:1]
+        for index, ((seed, outliers), (args, expected)) in enumerate(self._stage_data(config, stages)):
             base_due = base_error is None and (symmetric or index == 0)
             cand_due = candidate is not None and cand_error is None
             if not (base_due or cand_due):
                 break
             what = f" (outlier inputs, seed {seed})" if outliers else f" (seed {seed})"
-            with self.phases("inputs+reference"):
-                args = self.inputs(config, seed, outliers)
-                expected = self.expected(args)
             amax = expected.amax()
             if not outliers:
                 scale_ref = max(scale_ref, amax)
@@ -508,6 +514,29 @@ class Judge:
                 break                  # nothing will be timed: the baseline's state no longer matters
         return base_error, (None if candidate is None or cand_error else worst), cand_error
 
+    def _stage_data(self, config: Config, stages):
+        """(stage, (inputs, expected outputs)) per stage; the next stage's are made in a thread while
+        the runners work on the current one (make_inputs and the reference would otherwise add
+        their time to every stage)."""
+        def make(stage):
+            started = time.perf_counter()
+            args = self.inputs(config, *stage)
+            expected = self.expected(args)
+            self.phases.seconds["inputs+reference (overlapped)"] += time.perf_counter() - started
+            return args, expected
+
+        pool = ThreadPoolExecutor(max_workers=1)
+        try:
+            pending = pool.submit(make, stages[0])
+            for i, stage in enumerate(stages):
+                with self.phases("inputs+reference wait"):
+                    data = pending.result()
+                if i + 1 < len(stages):
+                    pending = pool.submit(make, stages[i + 1])
+                yield stage, data
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
     # -- performance -----------------------------------------------------------------------------
     def time(self, baseline: RunnerClient, candidate: RunnerClient, config: Config):
         """(baseline Timed, candidate Timed, bound) for one config; raises Mismatch when a checked
@@ -536,26 +565,35 @@ class Judge:
         common = {"regime": self.regime, "graph": graph, "delta": protocol.PERTURBATION}
         host, estimate = [], {}
         cpu = self.device == "cpu"
-        with self.phases("timing: warm-up"):
-            for name, runner in runners.items():
-                # Both runners start the stream watch's profiler once: an activated profiler slows
-                # every later launch in its process, so it must be the same in both (its findings
-                # count against the candidate only).
+        for name, runner in runners.items():
+            # Both runners start the stream watch's profiler once: an activated profiler slows
+            # every later launch in its process, so it must be the same in both (its findings
+            # count against the candidate only).
+            with self.phases("timing: watched warm-up"):
                 warm = self._batch(runner, 1 if cpu else timing.WARMUP_CALLS, common, keep=False, watch=True,
                                    evidence=name == "candidate")
-                host += warm["host_ms"]
+            host += warm["host_ms"]
+            with self.phases("timing: estimate"):
                 estimate[name] = max(warm["samples"] if cpu else self._batch(runner, 3, common, keep=False)["samples"])
+        with self.phases("timing: spin rate"):
             pad = timing.launch_pad_ms(host) if self.device != "cpu" else None
             if pad is not None:
                 import torch
                 common["cycles_per_ms"] = timing.spin_rate(torch)      # one figure for both runners
         out_bytes = sum(t.numel() * t.element_size() for t in expected.tensors)
         capacity = max(1, min(timing.MAX_REPS, KEPT_BYTES[self.kind] // max(1, 2 * out_bytes)))
+        rounds = timing.CPU_REPS if cpu else timing.ROUNDS
+        per_round = 1 if cpu else timing.reps_per_round(estimate["candidate"])
+        # Which batches of the candidate are checked: about CHECKS_PER_CONFIG of them at random, and
+        # always the last (a kernel can only move the median by being wrong in most repetitions,
+        # and each check names one repetition at random after the batch).
+        batches = rounds * -(-per_round // capacity)
+        check_probability = min(CHECK_PROBABILITY, CHECKS_PER_CONFIG / batches)
         samples = {name: [] for name in runners}
         gaps = {name: [] for name in runners}
         walls = {name: [] for name in runners}     # (judge's ms, n, sum of samples ms) per batch
-        for round_index in range(timing.CPU_REPS if cpu else timing.ROUNDS):
-            last_round = round_index == (timing.CPU_REPS if cpu else timing.ROUNDS) - 1
+        for round_index in range(rounds):
+            last_round = round_index == rounds - 1
             for name, runner in runners.items():
                 left = 1 if cpu else timing.reps_per_round(estimate[name])
                 while left:
@@ -578,7 +616,7 @@ class Judge:
                     walls[name].append((wall_ms, n, sum(reply["samples"])))
                     samples[name] += reply["samples"]
                     gaps[name] += reply["gaps"]
-                    if name == "candidate" and ((last_round and not left) or self.rng.random() < CHECK_PROBABILITY):
+                    if name == "candidate" and ((last_round and not left) or self.rng.random() < check_probability):
                         with self.phases("timing: repetition checks"):
                             self._check_repetition(runner, args, expected, seed, reply["digests"])
                     runner.request({"op": "release"})
@@ -620,11 +658,11 @@ class Judge:
                                [b.fd for b in buffers])
         if not reply["ok"]:
             raise Mismatch(f"timed call: {str(reply.get('error'))[:200]}")
-        got = _received(buffers, reply.get("outputs"))
+        got = _received(buffers, reply.get("outputs"), self.torch_device)
         rep_args = protocol.perturbed(args, protocol.repetition_seed(seed, index))
         want = self.expected(rep_args)
         committed = digests[index]
-        device_outs = [t.to(self.torch_device) for t in got.tensors]
+        device_outs = got.tensors
         actual = protocol.digest(device_outs, protocol.digest_weights(device_outs, runner.last_digest_seed))
         if not isinstance(committed, list) or len(committed) != len(actual) or not all(
                 isinstance(c, (int, float)) and (abs(c - a) <= DIGEST_RTOL * max(1.0, abs(a)) or

@@ -286,6 +286,7 @@ def test_wrong_on_the_repetitions_it_guesses_are_not_checked(judge, monkeypatch)
     the wrong one is found."""
     import runner.evaluator.judge as judge_module
     monkeypatch.setattr(judge_module, "CHECK_PROBABILITY", 1.0)
+    monkeypatch.setattr(judge_module, "CHECKS_PER_CONFIG", 10**6)
 
     class Pick:            # the judge's choice, pinned to the repetition the candidate spoils
         def __init__(self, rng):
