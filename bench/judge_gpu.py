@@ -74,12 +74,13 @@ def fidelity(args) -> dict:
                             extra=args.eval_args)
             results.append({"task": task, "agent": agent, "wall_s": data["wall_s"], "flags": data.get("flags"),
                             "notes": data.get("notes"), "error": data.get("error"), "rows": rows(data),
-                            "environment": data.get("environment")})
+                            "environment": data.get("environment"), "timing_method": data.get("timing_method")})
             r = results[-1]
             r["phases_s"] = _phases(args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl")
             (args.out / "fidelity.partial.json").write_text(json.dumps(results, indent=1))
             print(f"{task:32s} {agent:6s} {r['wall_s']:7.1f}s flags={r['flags']} err={(r['error'] or '')[:200]}")
             print(f"    phases {r['phases_s']}")
+            print(f"    timing {r['timing_method']}; isolation {(r['environment'] or {}).get('runner_isolation')}")
             for c in r["rows"]:
                 print(f"    {c['split']:6s} {c['config']:20s} ok={c['correct']} base={c['baseline_ms']} cand={c['candidate_ms']} "
                       f"x={c['speedup'] and round(c['speedup'], 4)} excess={c['judge_excess_ms']} over={c['judge_overhead_ms']} "

@@ -392,6 +392,7 @@ class Judge:
         self.fp32_task, self.regime, self.graph, self.max_speedup = fp32_task, regime, graph, max_speedup
         self.flags: list[str] = []
         self.row_notes: list[str] = []
+        self.launch_covers: set[str] = set()   # how each runner's clock kept launches out of its samples
         self.rng = random.SystemRandom()    # what is checked, and the seeds of timed inputs: nothing a runner can seed
 
     # -- inputs and the reference ----------------------------------------------------------------
@@ -643,6 +644,8 @@ class Judge:
             value = reply.get(key)
             if not isinstance(value, list) or len(value) != n:
                 raise RunnerFailed(f"malformed timing reply ({key})")
+        if isinstance(reply.get("launch_cover"), str):
+            self.launch_covers.add(reply["launch_cover"][:40])
         for key in ("samples", "gaps", "host_ms"):
             if not all(isinstance(v, (int, float)) and math.isfinite(v) and v >= 0 for v in reply[key]):
                 raise RunnerFailed(f"malformed timing reply ({key})")
@@ -959,6 +962,11 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                                            correct=False, error=f"evaluator: {type(exc).__name__}: {exc}")
                     evaluation.configs.append(row)
             flags += judge.flags
+            if judge.launch_covers:
+                evaluation.timing_method += f"; launches covered by {' / '.join(sorted(judge.launch_covers))}"
+            if len(judge.launch_covers) > 1:
+                flags.append("note: the two runners' clocks covered launches differently "
+                             f"({', '.join(sorted(judge.launch_covers))}): their times are less comparable")
             if held:
                 flags.append(held)
     finally:

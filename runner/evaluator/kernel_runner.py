@@ -248,7 +248,14 @@ class Runner:
             clock.set_pad(float(msg["pad_ms"]), float(msg.get("cycles_per_ms") or 0.0) or None)
         n, seed, delta = int(msg["n"]), int(msg["seed"]), float(msg.get("delta", protocol.PERTURBATION))
         keep = bool(msg.get("keep", True))
-        fn = self._call_fn()
+        call = self._call_fn()
+        launched = [False]
+
+        def fn():          # Triton launches counted around the kernel's call alone (not the clock's own)
+            before = LaunchCounter.count
+            out = call()
+            launched[0] = LaunchCounter.count != before
+            return out
         watch_at = self._pick.randrange(n) if msg.get("watch") and self.device == "cuda" else -1
         samples, gaps, host, digests = [], [], [], []
         weights = None
@@ -270,9 +277,8 @@ class Runner:
                     except Exception as exc:
                         watch = None
                         self.findings.append(f"note: stream watch unavailable ({type(exc).__name__})")
-                launches = LaunchCounter.count
                 sample, gap, out = clock.once(fn)
-                if self.args.language == "triton" and self.replay is None and LaunchCounter.count == launches:
+                if self.args.language == "triton" and self.replay is None and not launched[0]:
                     no_launch += 1
                 if watch is not None:
                     try:
@@ -303,6 +309,7 @@ class Runner:
         if no_launch:
             self.findings.append(f"no_kernel_launch: {no_launch} of {n} timed calls launched no Triton kernel")
         return {"ok": True, "samples": samples, "gaps": gaps, "host_ms": host, "digests": digests,
+                "launch_cover": getattr(clock, "launch_cover", None), "gate_error": getattr(clock, "gate_error", None),
                 "tail_limit_ms": float(getattr(clock, "tail_limit_ms", 0.0)), "findings": self._drain()}
 
     def export(self, msg, fds) -> dict:

@@ -151,6 +151,8 @@ class GpuClock:
         self.spin = getattr(torch.cuda, "_sleep", None)   # busy-waits N device clock cycles
         self.spin_cycles = 0
         self.host_ms = 0.0                                  # host time of the last call's launch
+        self.gate_error: str | None = None
+        self.gate = self._launch_gate()
         self.calibrate()
 
     def flush(self) -> None:
@@ -158,15 +160,35 @@ class GpuClock:
             self._read_buffer()
             self.flushes += 1
 
+    def _launch_gate(self):
+        """The launch gate (launch_gate.py), or None where it cannot work here (the spin pad then
+        covers launches). GAUNTLET_LAUNCH_GATE=0 turns it off (a diagnosis aid)."""
+        import os
+        if os.environ.get("GAUNTLET_LAUNCH_GATE", "1") == "0":
+            return None
+        try:
+            from .launch_gate import LaunchGate
+            return LaunchGate(self.torch)
+        except Exception as exc:      # no Triton, or a gate that does not hold: keep the pad
+            self.gate_error = f"{type(exc).__name__}: {str(exc)[:200]}"
+            return None
+
     def _raw(self, fn):
         self.flush()
-        if self.spin_cycles:
+        gate = self.gate
+        if gate is not None:
+            gate.close_and_launch()
+        elif self.spin_cycles:
             self.spin(self.spin_cycles)
         self._record(self.start)
         t0 = _perf_counter()
-        out = fn()
-        self.host_ms = (_perf_counter() - t0) * 1000.0
-        self._record(self.end)
+        try:
+            out = fn()
+        finally:
+            self.host_ms = (_perf_counter() - t0) * 1000.0
+            self._record(self.end)
+            if gate is not None:
+                gate.open()        # every launch of the call is queued: the device may run them now
         self._sync()               # device-wide: every stream, every launch made so far
         self._record(self.end2)
         self._event_sync(self.end2)
@@ -191,6 +213,10 @@ class GpuClock:
             self._record(self.end)
             self._event_sync(self.end)
             self.cycles_per_ms = probe / max(self._elapsed(self.start, self.end), 1e-3)
+
+    @property
+    def launch_cover(self) -> str:
+        return "gate" if self.gate is not None else "spin pad"
 
     def set_pad(self, pad_ms: float, cycles_per_ms: float | None = None) -> None:
         """The spin before every timed call, in ms. The judge picks one pad for both kernels and one

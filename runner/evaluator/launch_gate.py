@@ -1,0 +1,75 @@
+"""A launch gate: the device waits on a flag in pinned host memory until the host has launched the
+whole timed call, so a timed span never contains host-side launch time, however slow the host is
+at that moment.
+
+The spin pad it replaces (a device busy-wait of a fixed length, sized from warm-up launches) fails
+whenever one call's launches take longer than the pad: on an H100 host whole batches of 100 calls
+ran 0.06-0.12 ms per call slow now and then, their host time up with them, which moved the
+self-speedup of a kernel timed against itself by up to 3 %. The gate waits exactly as long as the
+launches take, and no longer.
+
+A call that synchronizes inside (`.item()`, a host copy) would wait on a gate that only it can open:
+the wait gives up after `limit` polls (calibrated to about GIVE_UP_MS), and such a call is timed
+from there on, its synchronization included.
+
+Triton is the compiler here (it is in every GPU runner's environment, on CUDA and ROCm); where it is
+missing or the gate fails its self-test, the clock keeps the spin pad (timing.GpuClock).
+"""
+from __future__ import annotations
+
+import time
+
+import triton
+import triton.language as tl
+
+GIVE_UP_MS = 5.0
+
+
+@triton.jit
+def _wait(flag, limit):
+    polls = 0
+    while (tl.load(flag, volatile=True) == 0) & (polls < limit):
+        polls += 1
+
+
+class LaunchGate:
+    def __init__(self, torch):
+        self.torch = torch
+        self.flag = torch.zeros(1, dtype=torch.int32).pin_memory()
+        self.host = self.flag.numpy()          # the host's view of the same bytes: a plain store opens it
+        self.limit = 1 << 20
+        self._self_test()
+
+    def close_and_launch(self) -> None:
+        """Enqueue the wait (closed gate) on the current stream."""
+        self.host[0] = 0
+        _wait[(1,)](self.flag, self.limit)
+
+    def open(self) -> None:
+        self.host[0] = 1
+
+    def _self_test(self) -> None:
+        """The gate must hold the stream until opened, and give up on its own: both are checked,
+        and the give-up is calibrated to about GIVE_UP_MS (PCIe polls run at different rates on
+        different hosts)."""
+        torch = self.torch
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        probe = 20_000
+        self.host[0] = 0
+        _wait[(1,)](self.flag, probe)           # compile, and warm up
+        torch.cuda.synchronize()
+        start.record()
+        _wait[(1,)](self.flag, probe)
+        end.record()
+        end.synchronize()
+        per_ms = probe / max(start.elapsed_time(end), 1e-3)
+        self.limit = max(1000, int(GIVE_UP_MS * per_ms))
+        # held until opened: 1 ms after the gate closed (its give-up is ~5 ms) the stream is still held
+        self.close_and_launch()
+        end.record()
+        time.sleep(0.001)
+        held = not end.query()
+        self.open()
+        end.synchronize()
+        if not held:
+            raise RuntimeError("the launch gate did not hold the stream")
