@@ -55,6 +55,10 @@ OUTLIER_SEEDS = {"gpu": (100, 101), "cpu": (100,)}
 WARMUP_SEED, TIMING_SEED = 900, 2000
 OUTLIER_FRACTION, OUTLIER_SCALE = 0.001, 50.0                  # KernelBench-X: 0.1 % of entries x50
 ESCAPED_MIN_MS, ESCAPED_REL = 0.02, 0.5                         # gap excess that flags escaped work
+# The runners' stream watch (a CUPTI profiler session, ~0.8 s per runner and config for a native
+# kernel on an H100) runs in this many timed configs per evaluation, chosen at random by the judge;
+# the device-sync gap and the time bound still look at every config.
+WATCHED_CONFIGS = 2
 CHECK_PROBABILITY, CHECKS_PER_CONFIG = 0.5, 4   # timed batches of the candidate checked: this chance at most,
                                                 # about this many per config, and the last always
 KEPT_BYTES = {"gpu": 4 << 30, "cpu": 256 << 20}                 # outputs a runner keeps per batch
@@ -392,6 +396,7 @@ class Judge:
         self.fp32_task, self.regime, self.graph, self.max_speedup = fp32_task, regime, graph, max_speedup
         self.flags: list[str] = []
         self.row_notes: list[str] = []
+        self.watched: set[tuple[str, str]] | None = None    # (split, name) of the watched configs; None: all
         self.launch_covers: set[str] = set()   # how each runner's clock kept launches out of its samples
         self.rng = random.SystemRandom()    # what is checked, and the seeds of timed inputs: nothing a runner can seed
 
@@ -570,8 +575,9 @@ class Judge:
             # Both runners start the stream watch's profiler once: an activated profiler slows
             # every later launch in its process, so it must be the same in both (its findings
             # count against the candidate only).
-            with self.phases("timing: watched warm-up"):
-                warm = self._batch(runner, 1 if cpu else timing.WARMUP_CALLS, common, keep=False, watch=True,
+            watch = self.watched is None or (config.split, config.name) in self.watched
+            with self.phases("timing: warm-up" + (" (watched)" if watch else "")):
+                warm = self._batch(runner, 1 if cpu else timing.WARMUP_CALLS, common, keep=False, watch=watch,
                                    evidence=name == "candidate")
             host += warm["host_ms"]
             with self.phases("timing: estimate"):
@@ -932,6 +938,9 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                     evaluation.compiled = True
                 else:
                     candidate = None
+            if measure and candidate is not None:
+                timed = [(c.split, c.name) for split in splits for c in configs[split]]
+                judge.watched = set(judge.rng.sample(timed, min(WATCHED_CONFIGS, len(timed))))
             launch_checked = False
             for split in splits:
                 for config in configs[split]:
@@ -970,9 +979,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             if held:
                 flags.append(held)
     finally:
-        with phases("runner exit"):
-            for runner in runners:
-                runner.close()
+        with phases("runner exit"), ThreadPoolExecutor(max_workers=max(1, len(runners))) as pool:
+            list(pool.map(RunnerClient.close, runners))      # each waits for its process to end
         shutil.rmtree(scratch, ignore_errors=True)
         trace = os.environ.get("GAUNTLET_JUDGE_TRACE")
         if trace:

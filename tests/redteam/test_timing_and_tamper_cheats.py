@@ -65,7 +65,19 @@ def _fake_gpu_clock(log, tight=0.010, synced=0.020, tail=0.004, empty=0.0):
     clock.empty_ms = empty
     clock.spin = lambda cycles: log.append(f"spin:{cycles}")
     clock.spin_cycles, clock.cycles_per_ms, clock.host_ms = 0, 1000.0, 0.0
+    clock.gate = None
     return clock
+
+
+class _FakeGate:
+    def __init__(self, log):
+        self.log = log
+
+    def close_and_launch(self):
+        self.log.append("gate:close")
+
+    def open(self):
+        self.log.append("gate:open")
 
 
 def test_one_gpu_repetition_brackets_a_device_wide_synchronize():
@@ -73,6 +85,25 @@ def test_one_gpu_repetition_brackets_a_device_wide_synchronize():
     clock = _fake_gpu_clock(log)
     clock.once(lambda: log.append("fn"))
     assert log == ["flush", "record:start", "fn", "record:end", "device_synchronize", "record:end2", "wait:end2"]
+
+
+def test_the_launch_gate_holds_the_device_until_the_whole_call_is_queued():
+    """With the launch gate the device waits, after the flush and before the start event, until the
+    host has queued every launch of the call and the end event; it opens even when the call raises
+    (a gate left closed would hold the stream until its give-up)."""
+    log = []
+    clock = _fake_gpu_clock(log)
+    clock.gate = _FakeGate(log)
+    clock.once(lambda: log.append("fn"))
+    assert log == ["flush", "gate:close", "record:start", "fn", "record:end", "gate:open",
+                   "device_synchronize", "record:end2", "wait:end2"]
+    log.clear()
+
+    def broken():
+        raise RuntimeError("kernel failed")
+    with pytest.raises(RuntimeError):
+        clock.once(broken)
+    assert log == ["flush", "gate:close", "record:start", "record:end", "gate:open"]
 
 
 def test_the_gap_of_each_repetition_is_measured():
