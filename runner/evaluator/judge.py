@@ -147,6 +147,7 @@ class RunnerClient:
             runner_end.close()
         self.sock = judge_end
         self.last_digest_seed = 0
+        self.op_seconds: dict[str, float] = defaultdict(float)   # as the runner reports them (a record only)
 
     def request(self, message: dict, fds=()) -> dict:
         """Send one command, wait for its reply (bounded), check its shape."""
@@ -167,6 +168,8 @@ class RunnerClient:
             os.close(fd)
         if not isinstance(reply.get("ok"), bool):
             raise RunnerFailed(f"the {self.role} runner sent a malformed reply")
+        if isinstance(reply.get("runner_ms"), (int, float)):
+            self.op_seconds[message["op"]] += float(reply["runner_ms"]) / 1000.0
         return reply
 
     # -- the runner's processes, seen from the judge --------------------------------------------
@@ -979,6 +982,9 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             if held:
                 flags.append(held)
     finally:
+        for runner in runners:
+            for op, seconds in runner.op_seconds.items():
+                phases.seconds[f"({runner.role} runner: {op})"] += seconds
         with phases("runner exit"), ThreadPoolExecutor(max_workers=max(1, len(runners))) as pool:
             list(pool.map(RunnerClient.close, runners))      # each waits for its process to end
         shutil.rmtree(scratch, ignore_errors=True)
