@@ -209,7 +209,8 @@ def {sym}(*args):
     _last["out"] = _honest(*args)
     return _last["out"]
 '''
-    for name, body in [("honest", "\ndef {sym}(*args):\n    return _honest(*args)\n"), *cheats.items()]:
+    runs = [("honest", "\ndef {sym}(*args):\n    return _honest(*args)\n"), *cheats.items()]
+    for name, body in [r for r in runs if not args.cheats or r[0] in args.cheats]:
         with tempfile.TemporaryDirectory() as tmp:
             cand = Path(tmp) / "candidate"
             cand.mkdir()
@@ -224,6 +225,7 @@ def {sym}(*args):
                         "rows": rows(data), "error": (data.get("error") or "")[:500], "wall_s": data["wall_s"]})
         print(f"{name:22s} correct={correct} rejected={rejected} flags={[f[:120] for f in flags]} "
               f"errors={results[-1]['errors'][:2]} err={results[-1]['error'][:200]}")
+        (args.out / "redteam.partial.json").write_text(json.dumps(results, indent=1))
     return {"results": results}
 
 
@@ -260,6 +262,7 @@ def ncu(args) -> dict:
                "error": None if per_call else (proc.stderr[-400:] + proc.stdout[-400:])}
         results.append(row)
         print(row)
+        (args.out / "ncu.partial.json").write_text(json.dumps(results, indent=1))
     return {"results": results}
 
 
@@ -313,7 +316,8 @@ def _ncu_kernels(stdout: str) -> list[float]:
     if not lines:
         return []
     reader = csv.DictReader(io.StringIO("\n".join(lines)))
-    return [float(r["Metric Value"]) / 1e6 for r in reader if r.get("Metric Name") == "gpu__time_duration.sum"]
+    return [float(r["Metric Value"].replace(",", "")) / 1e6 for r in reader      # "101,632" (ns)
+            if r.get("Metric Name") == "gpu__time_duration.sum"]
 
 
 def _ncu_calls(stdout: str, calls: int) -> list[float]:
@@ -332,6 +336,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--old", default="")
     parser.add_argument("--calls", type=int, default=30)
+    parser.add_argument("--cheats", nargs="*", default=[], help="redteam: only these (default: all)")
     parser.add_argument("--eval-args", nargs="*", default=[])
     parser.add_argument("--candidate-first", action="store_true", help="time the candidate's batch first in each round")
     args = parser.parse_args(argv)
