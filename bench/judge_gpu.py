@@ -246,7 +246,7 @@ def ncu(args) -> dict:
         meta = tomllib.loads((ROOT / "tasks" / task / "task.toml").read_text())
         big = max(configs, key=lambda c: _size(c["params"]))
         script = NCU_SCRIPT.format(root=str(ROOT), task=task, config=json.dumps(big["params"]), name=big["config"],
-                                   calls=args.calls, lang=task.split("2")[1], entry=meta["candidate"]["entry"],
+                                   calls=args.calls, lang=task.split("/")[0].split("2")[1], entry=meta["candidate"]["entry"],
                                    symbol=meta["candidate"]["symbol"])
         with tempfile.TemporaryDirectory() as tmp:
             (Path(tmp) / "probe.py").write_text(script)
@@ -290,7 +290,9 @@ config = Config(name={name!r}, split="seen", params=json.loads({config!r}))
 gen = torch.Generator().manual_seed(_seed(config, TIMING_SEED))
 args = list(ref.make_inputs(dict(config.params), gen, "cuda"))
 expected = ref.reference(*args)
-sol = root / "solution"
+import shutil, tempfile
+sol = Path(tempfile.mkdtemp()) / "solution"        # a native build writes .build/ beside its source
+shutil.copytree(root / "solution", sol)
 if {lang!r} == "triton":
     k = load_python(sol / {entry!r}, {symbol!r}, "candidate")
 else:
