@@ -273,7 +273,25 @@ def run(agent_name, selectors, backend, device, budget, out, resume, command, re
             progress.advance(bar)
     the_run.close()
     from .report import load_results
-    click.echo(render(aggregate(load_results([out])), "table"))
+    results = load_results([out])
+    click.echo(render(aggregate(results), "table"))
+    _exit_for(results)
+
+
+# `gauntlet run` / `eval` exit codes (README): 0 every attempt ran (whatever the agent achieved),
+# 3 some attempt ended in infra_error or task_error (its numbers are not the agent's); 1 and 2 are
+# errors before any attempt (bad input) as usual.
+EXIT_NOT_SCORED = 3
+
+
+def _exit_for(results) -> None:
+    from .score import NOT_SCORED
+    bad = [r for r in results if r.status in NOT_SCORED]
+    if bad:
+        names = ", ".join(f"{r.task} ({r.status})" for r in bad[:5]) + (" ..." if len(bad) > 5 else "")
+        click.echo(f"error: {len(bad)} attempt(s) did not score: {names}; see their result.json "
+                   "(`--resume` redoes infra errors)", err=True)
+        sys.exit(EXIT_NOT_SCORED)
 
 
 @main.command("eval")
@@ -296,6 +314,7 @@ def eval_cmd(run_dir, device, backend, tasks_root, timing_regime, graph, max_spe
     results = reevaluate(run_dir, options, by_id, progress=lambda r: click.echo(_summary_line(r)))
     if not results:
         _fail(f"{run_dir}: no attempts with a known task to re-evaluate")
+    _exit_for(results)
 
 
 @main.command()

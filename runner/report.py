@@ -24,6 +24,8 @@ class CategoryRow:
     agent: str
     device: str
     attempts: int
+    infra_errors: int                   # the harness failed: never a pass (docs/scoring.md), redone by --resume
+    task_errors: int                    # the task itself is broken: never a pass
     compiled_pct: float
     correct_seen_pct: float
     correct_unseen_pct: float
@@ -89,11 +91,13 @@ def aggregate(results: list[AttemptResult]) -> list[CategoryRow]:
         unseen = score.speedups(rs, "unseen")
         gen = score.generalization(rs)
         drawn = [r for r in rs if r.correct_drawn is not None]
-        drawn_speedups = [r.speedup_drawn for r in drawn if r.correct_drawn and not r.flags and r.speedup_drawn]
+        drawn_speedups = [r.speedup_drawn for r in drawn if score.passed(r, "drawn") and r.speedup_drawn]
         rows.append(CategoryRow(
             category=category, agent=agent, device=device, attempts=len(rs),
-            compiled_pct=_pct(r.compiled for r in rs), correct_seen_pct=_pct(r.correct_seen for r in rs),
-            correct_unseen_pct=_pct(r.correct_unseen for r in rs),
+            infra_errors=sum(r.status == "infra_error" for r in rs),
+            task_errors=sum(r.status == "task_error" for r in rs),
+            compiled_pct=_pct(score.compiled(r) for r in rs), correct_seen_pct=_pct(score.correct(r, "seen") for r in rs),
+            correct_unseen_pct=_pct(score.correct(r, "unseen") for r in rs),
             mean_speedup_seen=_mean(seen), geomean_speedup_seen=_geomean(seen),
             mean_speedup_unseen=_mean(unseen), geomean_speedup_unseen=_geomean(unseen),
             timing_meaningful=all(r.timing_meaningful for r in rs),
@@ -110,14 +114,14 @@ def aggregate(results: list[AttemptResult]) -> list[CategoryRow]:
             conditional_correctness_pct=(round(gen.conditional_correctness, 1)
                                          if gen.conditional_correctness is not None else None),
             generalization_speedup_seen=gen.speedup_seen, generalization_speedup_unseen=gen.speedup_unseen,
-            correct_drawn_pct=_pct(r.correct_drawn for r in drawn) if drawn else None,
+            correct_drawn_pct=_pct(score.correct(r, "drawn") for r in drawn) if drawn else None,
             geomean_speedup_drawn=_geomean(drawn_speedups),
             **gen.quadrants))
     return rows
 
 
 COLUMNS = [("category", "category"), ("agent", "agent"), ("device", "device"), ("attempts", "attempts"),
-           ("compiled_pct", "compile %"), ("correct_seen_pct", "correct seen %"),
+           ("infra_errors", "infra err"), ("task_errors", "task err"), ("compiled_pct", "compile %"), ("correct_seen_pct", "correct seen %"),
            ("correct_unseen_pct", "correct unseen %"), ("mean_speedup_seen", "mean speedup seen"),
            ("geomean_speedup_seen", "geomean speedup seen"), ("mean_speedup_unseen", "mean speedup unseen"),
            ("geomean_speedup_unseen", "geomean speedup unseen")]
@@ -132,7 +136,7 @@ GENERALIZATION_COLUMNS = [("category", "category"), ("agent", "agent"), ("both_p
                           ("generalization_speedup_seen", "speedup seen (both pass)"),
                           ("generalization_speedup_unseen", "speedup unseen (both pass)")]
 DRAWN_COLUMNS = [("correct_drawn_pct", "correct drawn %"), ("geomean_speedup_drawn", "geomean speedup drawn")]
-CSV_FIELDS = [k for k, _ in COLUMNS] + ["timing_meaningful"]
+CSV_FIELDS = [k for k, _ in COLUMNS if k not in ("infra_errors", "task_errors")] + ["timing_meaningful"]
 
 
 def _cell(row: CategoryRow, key: str) -> str:
@@ -184,4 +188,8 @@ def render(rows: list[CategoryRow], fmt: str) -> str:
               + _table(rows, GENERALIZATION_COLUMNS
                        + (DRAWN_COLUMNS if any(r.correct_drawn_pct is not None for r in rows) else []), fmt)]
     text = "\n".join(line for block in blocks for line in block)
-    return text + ("\n" + note if note else "")
+    infra, broken = sum(r.infra_errors for r in rows), sum(r.task_errors for r in rows)
+    if infra or broken:
+        note += (f"\n! {infra} attempt(s) ended in infra_error and {broken} in task_error: they count in every "
+                 "denominator and pass nothing (docs/scoring.md); `gauntlet run --resume` redoes infra errors.")
+    return text + ("\n" + note.lstrip("\n") if note else "")

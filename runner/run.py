@@ -200,7 +200,15 @@ class Run:
         return self.dir / "attempts" / attempt_dir_name(task.id)
 
     def finished(self, task: Task) -> bool:
-        return (self.attempt_dir(task) / "result.json").is_file()
+        """A result.json that records no infra_error (one that does, or cannot be read, is redone)."""
+        path = self.attempt_dir(task) / "result.json"
+        if not path.is_file():
+            return False
+        try:
+            status = read_json(path).get("status")
+        except (OSError, ValueError, AttributeError):
+            return False
+        return status != "infra_error"
 
     def pending(self) -> list[Task]:
         return [t for t in self.tasks if not self.finished(t)]

@@ -1,8 +1,10 @@
 """Scores of attempts and aggregates over them; docs/scoring.md gives every definition and the
 benchmark each one reproduces. Standard library only.
 
-An attempt *passes* a split when it compiled, every config of the split is correct, and it carries no
-anti-reward-hacking flag. Its speedup on a split is the geometric mean over the split's configs of
+An attempt *scores* only when its status is not infra_error or task_error (the harness or the task
+failed, not the agent: such an attempt never counts as compiled, correct or fast, whatever its
+evaluation says, and `gauntlet run --resume` redoes infra errors). It *passes* a split when it
+scores, compiled, every config of the split is correct, and it carries no anti-reward-hacking flag. Its speedup on a split is the geometric mean over the split's configs of
 baseline_ms / candidate_ms, each capped at SPEEDUP_CAP (result.Evaluation.speedup).
 """
 from __future__ import annotations
@@ -16,11 +18,27 @@ FAST_P = (0.0, 1.0, 1.5, 2.0)
 BOUNDED_MARGIN = 1.05          # AgentKernelArena v0.4: max(0, 1 - 1.05 / speedup)
 QUADRANTS = ("both_pass", "opt_regression", "both_fail", "opt_improvement")
 FAILED_SPEEDUP = 1.0           # what a failed attempt contributes to the all-attempts means
+NOT_SCORED = ("infra_error", "task_error")
+
+
+def scored(r: AttemptResult) -> bool:
+    """False when the harness or the task failed: an X->X task left unedited because the model API
+    answered 500 every time evaluates the shipped baseline as correct, and that is no pass."""
+    return r.status not in NOT_SCORED
+
+
+def compiled(r: AttemptResult) -> bool:
+    return bool(scored(r) and r.compiled)
+
+
+def correct(r: AttemptResult, split: str = "seen") -> bool:
+    """Every config of the split correct (flags aside), in an attempt that scores."""
+    ok = {"seen": r.correct_seen, "unseen": r.correct_unseen, "drawn": r.correct_drawn}[split]
+    return bool(compiled(r) and ok)
 
 
 def passed(r: AttemptResult, split: str = "seen") -> bool:
-    ok = r.correct_seen if split == "seen" else r.correct_unseen
-    return bool(r.compiled and ok and not r.flags)
+    return correct(r, split) and not r.flags
 
 
 def speedup(r: AttemptResult, split: str = "seen") -> float | None:
@@ -31,7 +49,7 @@ def speedup(r: AttemptResult, split: str = "seen") -> float | None:
 def aka_score(r: AttemptResult, split: str = "seen") -> float:
     """AgentKernelArena's additive score: 0 not compiled, 20 compiled but wrong, 120 + 100*speedup
     correct (the speedup term only when a speedup was measured). Flagged: 0."""
-    if not r.compiled or r.flags:
+    if not compiled(r) or r.flags:
         return 0.0
     if not passed(r, split):
         return 20.0
@@ -101,7 +119,7 @@ def generalization(results: list[AttemptResult]) -> Generalization:
     counts = {q: 0 for q in QUADRANTS}
     baseline_ok = both_ok = 0
     for r in results:
-        if r.baseline_correct_unseen is None:
+        if r.baseline_correct_unseen is None or not scored(r):
             continue
         cand = passed(r, "unseen")
         q = {(True, True): "both_pass", (True, False): "opt_regression", (False, False): "both_fail",
