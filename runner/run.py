@@ -17,6 +17,7 @@ run_dir/
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import platform
 import re
 import secrets
@@ -261,7 +262,7 @@ class Run:
                 role="agent", platform=self.options.device, workdir=workspace.path,
                 mounts=(Mount(agent_dir, "/gauntlet/agent", read_only=True), *gateway.mounts),
                 env={"GAUNTLET_DEADLINE_EPOCH": str(int(deadline)), "GAUNTLET_BUDGET_S": str(int(budget)),
-                     **self.options.agent_env, **gateway.env},
+                     **self.options.agent_env, **self._required_env(spec), **gateway.env},
                 network=gateway.network,
                 labels={"gauntlet.task": task.id, "gauntlet.run": self.run_id}))
             self._run_agent(task, spec, sandbox, workspace, agent_dir, budget, deadline, result,
@@ -269,6 +270,14 @@ class Run:
         changes = workspace.finalize(adir / "record.git")
         result.changed_files, result.violations = changes.changed_files, changes.violations
         (adir / "diff.patch").write_text(changes.patch)
+
+    @staticmethod
+    def _required_env(spec: AgentSpec) -> dict[str, str]:
+        """An agent without a gateway gets the host variables its file names in env.required, and
+        no other (the sandbox passes an allowlist); with a gateway the real key stays on the host."""
+        if spec.gateway:
+            return {}
+        return {k: os.environ[k] for k in spec.env_required if k in os.environ}
 
     def _run_agent(self, task, spec, sandbox, workspace, agent_dir, budget, deadline, result, wrap=()) -> None:
         try:

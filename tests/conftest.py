@@ -38,10 +38,10 @@ def load_error(root: Path, task: str = SCALE):
     return info.value
 
 
-def gauntlet(*args, check=True, cwd=None, **kwargs) -> subprocess.CompletedProcess:
-    """The real CLI in a subprocess, as a user runs it."""
+def gauntlet(*args, check=True, cwd=None, env=None, **kwargs) -> subprocess.CompletedProcess:
+    """The real CLI in a subprocess, as a user runs it (`env`: more variables for it)."""
     proc = subprocess.run([sys.executable, "-m", "runner.cli", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd or REPO, env={**os.environ, "COLUMNS": "200"}, **kwargs)
+                          text=True, cwd=cwd or REPO, env={**os.environ, "COLUMNS": "200", **(env or {})}, **kwargs)
     if check and proc.returncode != 0:
         raise AssertionError(f"gauntlet {' '.join(map(str, args))} failed ({proc.returncode}):\n"
                              f"{proc.stdout}\n{proc.stderr}")

@@ -1,6 +1,7 @@
 """Local sandbox: processes on this host, each exec in its own session and process group.
 
-No isolation from the host (use docker for hostile agents); what it does guarantee is the budget:
+No isolation from the host (use docker for hostile agents), and an agent's environment is an
+allowlist of the host's (AGENT_HOST_ENV), never all of it; what it does guarantee is the budget:
 on timeout the group gets SIGTERM, then after a grace period every process that carries this
 exec's marker in its environment gets SIGKILL, including ones that left the group or the session
 (a double-forked daemon keeps the environment it inherited).
@@ -18,6 +19,22 @@ from pathlib import Path
 import psutil
 
 from . import ExecResult, SandboxSpec
+
+# What an agent inherits from the host's environment: what a CLI needs to find its tools, locale,
+# terminal, GPU and CA bundle, and Gauntlet's own knobs. Never the rest: other vendors' API keys and
+# any secret in the runner's environment stay out (a key an agent needs comes through the gateway,
+# or from its file's env.required when it has no gateway; runner/run.py).
+AGENT_HOST_ENV = frozenset((
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "TZ", "TMPDIR", "COLUMNS",
+    "LINES", "NO_COLOR", "VIRTUAL_ENV", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+    "NVIDIA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "ROCM_PATH", "HIP_PATH", "LD_LIBRARY_PATH",
+    "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE"))
+AGENT_HOST_ENV_PREFIXES = ("LC_", "GAUNTLET_", "TRITON_")
+
+
+def agent_host_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k in AGENT_HOST_ENV or k.startswith(AGENT_HOST_ENV_PREFIXES)}
+
 
 MARKER = "GAUNTLET_SANDBOX_EXEC"
 RUN_MARKER = "GAUNTLET_SANDBOX_RUN"   # lets a resumed run find processes a SIGKILLed runner left
@@ -100,7 +117,8 @@ class LocalSandbox:
              grace=10.0) -> ExecResult:
         token = uuid.uuid4().hex
         self._tokens.append(token)
-        full_env = {**os.environ, **self.spec.env, **(env or {}), MARKER: token,
+        host = agent_host_env() if self.spec.role == "agent" else dict(os.environ)
+        full_env = {**host, **self.spec.env, **(env or {}), MARKER: token,
                     RUN_MARKER: self.spec.labels.get("gauntlet.run", "")}
         out = open(stdout, "wb") if stdout else subprocess.DEVNULL
         err = open(stderr, "wb") if stderr else subprocess.DEVNULL
