@@ -39,9 +39,24 @@ def _agent_cli_options(fn):
     return fn
 
 
+class _PositiveFinite(click.ParamType):
+    """A float > 0 that is a number (NaN and inf were written into manifest.json)."""
+    name = "number"
+
+    def convert(self, value, param, ctx):
+        import math
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number) or number <= 0:
+            self.fail(f"{value!r} must be a finite number above 0", param, ctx)
+        return number
+
+
 def _timing_options(fn):
     """How the evaluator times baseline and candidate (docs/evaluation.md, "Timing")."""
-    fn = click.option("--max-speedup", type=float, default=MAX_SPEEDUP, show_default=True,
+    fn = click.option("--max-speedup", type=_PositiveFinite(), default=MAX_SPEEDUP, show_default=True,
                       help="Flag (and score zero) a config whose speedup exceeds this.")(fn)
     fn = click.option("--graph", is_flag=True,
                       help="Time CUDA-graph replays of each call instead of eager calls (GPU; AKA parity).")(fn)

@@ -86,7 +86,10 @@ def parse_duration(text: str) -> float:
     if not text.strip() or not match or not any(match.groups()):
         raise ValueError(f"{text!r} is not a duration (examples: 600, 90s, 30m, 1h)")
     h, m, s = (float(g) if g else 0.0 for g in match.groups())
-    return h * 3600 + m * 60 + s
+    total = h * 3600 + m * 60 + s
+    if total <= 0:
+        raise ValueError(f"{text!r} is no time at all (the agent's budget must be more than 0)")
+    return total
 
 
 def detect_device() -> str:

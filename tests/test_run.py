@@ -191,3 +191,20 @@ def test_resume_after_sigkill_loses_and_redoes_nothing(tasks_root, tmp_path):
     for name in finished_before:
         assert starts.count(name.replace("__", "/")) == 1
     assert all(json.loads(d)["correct_seen"] for d in finished_after.values())
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--budget", "0"], "--budget: '0' is no time at all"),
+    (["--budget", "0m0s"], "is no time at all"),
+    (["--max-speedup", "nan"], "'nan' must be a finite number above 0"),
+    (["--max-speedup", "inf"], "'inf' must be a finite number above 0"),
+    (["--max-speedup", "0"], "'0' must be a finite number above 0"),
+    (["--max-speedup", "-2"], "'-2' must be a finite number above 0"),
+])
+def test_nonsense_run_options_are_refused_before_any_attempt(tasks_root, tmp_path, args, message):
+    out = tmp_path / "run"
+    proc = run(tasks_root, out, "--agent", "noop", *args, check=False)
+    assert proc.returncode != 0 and not out.exists()
+    errors = [line for line in proc.stderr.splitlines() if line.startswith(("error:", "Error:"))]
+    assert len(errors) == 1 and message in errors[0], proc.stderr
+    assert "Traceback" not in proc.stderr
