@@ -326,7 +326,11 @@ def eval_cmd(run_dir, device, backend, tasks_root, timing_regime, graph, max_spe
         _fail(str(exc))
     options = RunOptions(agent=AgentSpec(name="eval", kind="noop"), device=_device(device), backend=backend,
                          tasks_root=root, timing_regime=timing_regime, graph=graph, max_speedup=max_speedup)
-    results = reevaluate(run_dir, options, by_id, progress=lambda r: click.echo(_summary_line(r)))
+    from .run import RunError
+    try:
+        results = reevaluate(run_dir, options, by_id, progress=lambda r: click.echo(_summary_line(r)))
+    except RunError as exc:
+        _fail(str(exc))
     if not results:
         _fail(f"{run_dir}: no attempts with a known task to re-evaluate")
     _exit_for(results)

@@ -64,7 +64,12 @@ def load_results(run_dirs) -> list[AttemptResult]:
         paths = sorted(Path(run_dir).glob("attempts/*/result.json"))
         if not paths:
             raise FileNotFoundError(f"{run_dir}: no attempts/*/result.json (is this a run dir?)")
-        results.extend(AttemptResult.from_dict(read_json(p)) for p in paths)
+        for path in paths:
+            try:
+                results.append(AttemptResult.from_dict(read_json(path)))
+            except (OSError, ValueError, TypeError, AttributeError) as exc:   # one line, no traceback
+                raise FileNotFoundError(f"{path}: not a readable result ({type(exc).__name__}: "
+                                        f"{str(exc)[:120]})") from None
     return results
 
 

@@ -153,6 +153,55 @@ def versions(device: str) -> dict:
     return info
 
 
+LOCK_NAME = ".gauntlet.lock"
+
+
+def lock_run_dir(run_dir: Path):
+    """An exclusive lock on the run dir for as long as this process lives (the kernel drops it when
+    the process dies, kill -9 too): two runs, or a --resume or `eval` beside a live run, would
+    clobber each other's attempts."""
+    import fcntl
+    path = Path(run_dir) / LOCK_NAME
+    try:
+        fh = open(path, "a+")
+    except OSError as exc:
+        raise RunError(f"--out: {run_dir} cannot hold a run ({exc.strerror or exc})") from None
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        fh.seek(0)
+        holder = fh.read().strip() or "another process"
+        fh.close()
+        raise RunError(f"{run_dir}: in use by a live gauntlet process ({holder}); wait for it or choose "
+                       "another --out") from None
+    fh.seek(0)
+    fh.truncate()
+    fh.write(f"pid {os.getpid()}")
+    fh.flush()
+    return fh
+
+
+def run_is_live(run_dir: Path) -> bool:
+    """Whether a live process holds the run dir's lock (gc spares such runs)."""
+    try:
+        fh = lock_run_dir(run_dir)
+    except RunError:
+        return True
+    fh.close()
+    return False
+
+
+def read_manifest(path: Path) -> dict:
+    """manifest.json as an object, or one RunError line naming the file."""
+    try:
+        data = read_json(path)
+    except (OSError, ValueError) as exc:
+        raise RunError(f"{path}: not a readable manifest ({type(exc).__name__}: {str(exc)[:120]})") from None
+    if not isinstance(data, dict):
+        raise RunError(f"{path}: not a manifest (a JSON {type(data).__name__}, not an object)")
+    return data
+
+
 class Run:
     def __init__(self, run_dir: Path, options: RunOptions, tasks: list[Task], resume: bool = False):
         self.dir = Path(run_dir)
@@ -170,10 +219,17 @@ class Run:
                 raise RunError(f"--unseen: {', '.join(bare)} declare(s) no [space] to draw configs from "
                                "(docs/task-format.md)")
         self.manifest_path = self.dir / "manifest.json"
+        if resume and not self.manifest_path.exists():
+            raise RunError(f"--resume: {self.dir} holds no run (no manifest.json); drop --resume to start one")
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RunError(f"--out: {self.dir} cannot hold a run ({exc.strerror or exc})") from None
+        self.lock = lock_run_dir(self.dir)
         if self.manifest_path.exists():
             if not resume:
                 raise RunError(f"{self.dir}: already holds a run; pass --resume to continue it or choose another --out")
-            previous = read_json(self.manifest_path)
+            previous = read_manifest(self.manifest_path)
             if previous.get("options") != options.identity():
                 raise RunError(f"{self.manifest_path}: options: this run was started with "
                                f"{previous.get('options')}; --resume needs the same options")
@@ -232,6 +288,7 @@ class Run:
     def close(self) -> None:
         self.manifest["finished"] = now()
         write_json(self.manifest_path, self.manifest)
+        self.lock.close()
 
     def attempt(self, task: Task) -> AttemptResult:
         """One attempt from scratch; writes result.json last (a killed attempt is simply redone)."""
@@ -459,13 +516,21 @@ def reevaluate(run_dir: Path, options: RunOptions, tasks: dict[str, Task], progr
     """`gauntlet eval`: rebuild each attempt's candidate from its saved diff.patch and evaluate again."""
     results = []
     manifest_path = Path(run_dir) / "manifest.json"
-    manifest = read_json(manifest_path) if manifest_path.is_file() else {}
+    if not manifest_path.is_file():
+        raise RunError(f"{run_dir}: holds no run (no manifest.json)")
+    manifest = read_manifest(manifest_path)
+    lock = lock_run_dir(Path(run_dir))
     for result_path in sorted(Path(run_dir).glob("attempts/*/result.json")):
         adir = result_path.parent
-        old = AttemptResult.from_dict(read_json(result_path))
+        try:
+            old = AttemptResult.from_dict(read_json(result_path))
+        except (OSError, ValueError, TypeError, AttributeError) as exc:
+            raise RunError(f"{result_path}: not a readable result ({type(exc).__name__}: {str(exc)[:120]})") from None
         task = tasks.get(old.task)
         if task is None:
             continue
+        if not (adir / "diff.patch").is_file():
+            raise RunError(f"{adir / 'diff.patch'}: missing; this attempt cannot be re-evaluated")
         scratch = adir / "reeval-workspace"
         ws = Workspace(scratch, task)
         ws.prepare()
@@ -484,4 +549,5 @@ def reevaluate(run_dir: Path, options: RunOptions, tasks: dict[str, Task], progr
         results.append(old)
         if progress:
             progress(old)
+    lock.close()
     return results

@@ -208,3 +208,45 @@ def test_nonsense_run_options_are_refused_before_any_attempt(tasks_root, tmp_pat
     errors = [line for line in proc.stderr.splitlines() if line.startswith(("error:", "Error:"))]
     assert len(errors) == 1 and message in errors[0], proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_run_dirs_that_are_not_runs_or_are_in_use_get_one_line(tasks_root, tmp_path):
+    """--resume on a folder that holds no run, --out under a file, a corrupt manifest or result, an
+    attempt without its diff, and a run dir held by a live process: one line each, nothing run."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = run(tasks_root, empty, "--agent", "noop", "--resume", check=False)
+    assert proc.returncode == 1 and "holds no run (no manifest.json)" in proc.stderr and not any(empty.iterdir())
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    proc = run(tasks_root, a_file / "run", "--agent", "noop", check=False)
+    assert proc.returncode == 1 and "cannot hold a run" in proc.stderr and "Traceback" not in proc.stderr
+
+    out = tmp_path / "run"
+    run(tasks_root, out, "--agent", "noop")
+    held = subprocess.Popen([sys.executable, "-c", "import sys, time; sys.path.insert(0, sys.argv[1]); "
+                             "from runner.run import lock_run_dir; from pathlib import Path; "
+                             "h = lock_run_dir(Path(sys.argv[2])); print('held', flush=True); time.sleep(60)",
+                             str(REPO), str(out)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert held.stdout.readline().strip() == "held"
+        before = result(out)
+        proc = run(tasks_root, out, "--agent", "noop", "--resume", check=False)
+        assert proc.returncode == 1 and "in use by a live gauntlet process (pid" in proc.stderr, proc.stderr
+        proc = gauntlet("eval", out, "--tasks-root", tasks_root, "--device", "cpu", check=False)
+        assert proc.returncode == 1 and "in use by a live gauntlet process" in proc.stderr
+        assert result(out) == before
+    finally:
+        held.kill()
+        held.wait()
+    from runner.run import run_is_live
+    assert not run_is_live(out)                        # the kernel dropped the dead holder's lock
+
+    result_path = out / "attempts" / ATTEMPT / "result.json"
+    result_path.write_text("{not json")
+    for args in (("report", out), ("eval", out, "--tasks-root", tasks_root, "--device", "cpu")):
+        proc = gauntlet(*args, check=False)
+        assert proc.returncode == 1 and f"{result_path}: not a readable result" in proc.stderr, proc.stderr
+    (out / "manifest.json").write_text("[1, 2]")
+    proc = run(tasks_root, out, "--agent", "noop", "--resume", check=False)
+    assert proc.returncode == 1 and "not a manifest (a JSON list" in proc.stderr
