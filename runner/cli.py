@@ -459,10 +459,12 @@ def doctor(device):
 @main.command()
 @click.option("--dry-run", is_flag=True, help="List what would be removed.")
 def gc(dry_run):
-    """Remove every container and network the runner created (label gauntlet.managed=true)."""
+    """Remove every container and network the runner created (label gauntlet.managed=true), except
+    those of runs still going (their run dir's lock is held)."""
+    from .run import run_is_live
     from .sandbox.docker import gc as collect
     try:
-        removed = collect(dry_run=dry_run)
+        removed = collect(dry_run=dry_run, live=run_is_live)
     except Exception as exc:
         _fail(f"gc: {exc}")
     for item in removed:

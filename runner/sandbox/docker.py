@@ -519,11 +519,19 @@ def _copy(source: Path, target: Path) -> None:
 
 
 # -- janitor -------------------------------------------------------------------------------------
-def gc(dry_run: bool = False) -> list[str]:
-    """Remove every container and network labelled gauntlet.managed=true. Returns what it removed."""
+def gc(dry_run: bool = False, live=lambda run_dir: False) -> list[str]:
+    """Remove every container and network labelled gauntlet.managed=true, but those of a run that a
+    live process still holds (`live(run_dir)`). Returns what it removed."""
     c = client()
     removed = []
+
+    def spared(obj) -> bool:
+        run_dir = (obj.labels or {}).get("gauntlet.run")
+        return bool(run_dir) and Path(run_dir).is_dir() and live(Path(run_dir))
+
     for container in c.containers.list(all=True, filters={"label": f"{MANAGED}=true"}):
+        if spared(container):
+            continue
         removed.append(f"container {container.name} ({container.labels.get('gauntlet.role', '?')}, "
                        f"{container.status})")
         if not dry_run:
@@ -533,6 +541,8 @@ def gc(dry_run: bool = False) -> list[str]:
                 if "No such container" not in str(exc):
                     raise
     for network in c.networks.list(filters={"label": f"{MANAGED}=true"}):
+        if spared(network):
+            continue
         removed.append(f"network {network.name}")
         if not dry_run:
             network.remove()

@@ -40,7 +40,9 @@ def run_agent(agent, tmp_path, tasks_root, script, budget="180"):
                         env={"GAUNTLET_GATEWAY_UPSTREAM": server.url, KEY_ENV[agent]: "sk-real-key",
                              "GAUNTLET_API_RETRIES": "0"})
         requests = list(server.requests)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # exit 3 exactly when an attempt did not score (infra_error, task_error: docs/scoring.md)
+    unscored = result(out)["status"] in ("infra_error", "task_error")
+    assert proc.returncode == (3 if unscored else 0), proc.stdout + proc.stderr
     return out, requests
 
 

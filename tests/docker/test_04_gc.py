@@ -59,3 +59,24 @@ def test_doctor_reports_engine_and_image(engine):
     assert "image gauntlet-cpu" in proc.stdout
     assert "torch 2." in proc.stdout
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_gc_spares_the_containers_of_a_live_run(engine, shared_tasks, tmp_path):
+    out = tmp_path / "live"
+    args = ["run", "--agent", "command", "--command", "sleep 60", "--backend", "docker", "--device", "cpu",
+            "--tasks", SCALE, "--tasks-root", str(shared_tasks), "--budget", "60s", "--out", str(out)]
+    proc = subprocess.Popen([sys.executable, "-m", "runner.cli", *args], cwd=REPO, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not labelled(engine, out) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        live = labelled(engine, out)
+        assert live, "the agent container never appeared"
+        gauntlet("gc")
+        assert [c.name for c in labelled(engine, out)] == [c.name for c in live]   # still there
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    gauntlet("gc")                                    # the run is dead now: its leftovers go
+    assert labelled(engine, out) == []
