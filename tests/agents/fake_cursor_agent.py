@@ -6,7 +6,8 @@ edit, so the adapter's command line, parser and diff capture are exercised end t
 
 It checks its command line and environment the way the real CLI needs them and exits 2 (with a
 message on stderr) when something is missing. It also opens one CONNECT tunnel through HTTPS_PROXY
-(the gateway) to $FAKE_CURSOR_UPSTREAM when that is set, as the real CLI reaches Cursor's servers.
+(the gateway) to FAKE_CURSOR_UPSTREAM when that is set (in fake-env.json beside the path it was
+invoked by, or in the environment), as the real CLI reaches Cursor's servers.
 """
 import json
 import os
@@ -34,7 +35,9 @@ model = args[args.index("--model") + 1]
 prompt = args[-1]
 need(prompt.startswith("# Task "), "the prompt is the last argument")
 
-upstream = os.environ.get("FAKE_CURSOR_UPSTREAM")
+beside = os.path.join(os.path.dirname(os.path.abspath(sys.argv[0])), "fake-env.json")
+settings = json.load(open(beside)) if os.path.isfile(beside) else {}
+upstream = settings.get("FAKE_CURSOR_UPSTREAM", os.environ.get("FAKE_CURSOR_UPSTREAM"))
 if upstream:
     proxy = urlsplit(os.environ["HTTPS_PROXY"])
     with socket.create_connection((proxy.hostname, proxy.port), timeout=10) as s:

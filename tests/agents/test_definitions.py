@@ -17,10 +17,13 @@ from .conftest import REPO, gauntlet
 HERE = Path(__file__).resolve().parent
 
 
-def fake_bin(tmp_path: Path, name: str) -> Path:
+def fake_bin(tmp_path: Path, name: str, **settings: str) -> Path:
+    """A bin folder holding a fake `name`; its settings go into fake-env.json beside it (an agent gets
+    only an allowlist of the runner's environment)."""
     bindir = tmp_path / "bin"
     bindir.mkdir(exist_ok=True)
     (bindir / name).symlink_to(HERE / "fake_cli.py")
+    (bindir / "fake-env.json").write_text(json.dumps(settings))
     return bindir
 
 
@@ -102,13 +105,12 @@ def test_cursor_command_line(tmp_path):
 def test_run_options_reach_the_agent_through_gauntlet_run(tmp_path, tasks_root):
     """`gauntlet run --model/--max-turns/--effort` -> the CLI's flags; the agent sees the gateway's URL and
     a per-attempt key, never the real one."""
-    bindir = fake_bin(tmp_path, "claude")
     record = tmp_path / "record.json"
+    bindir = fake_bin(tmp_path, "claude", FAKE_CLI_RECORD=str(record))
     proc = gauntlet("run", "--agent", "claude-code", "--tasks", "triton2triton", "--tasks-root", tasks_root,
                     "--device", "cpu", "--budget", "60", "--out", tmp_path / "run", "--model", "m-1",
                     "--max-turns", "3", "--effort", "low", isolate=False,
-                    env={"PATH": f"{bindir}:{os.environ['PATH']}", "FAKE_CLI_RECORD": str(record),
-                         "ANTHROPIC_API_KEY": "sk-real-secret"})
+                    env={"PATH": f"{bindir}:{os.environ['PATH']}", "ANTHROPIC_API_KEY": "sk-real-secret"})
     assert proc.returncode == 0, proc.stderr
     rec = json.loads(record.read_text())
     argv = rec["argv"]
@@ -124,8 +126,7 @@ def test_run_options_reach_the_agent_through_gauntlet_run(tmp_path, tasks_root):
     again = gauntlet("run", "--agent", "claude-code", "--tasks", "triton2triton", "--tasks-root", tasks_root,
                      "--device", "cpu", "--budget", "60", "--out", tmp_path / "run", "--resume", "--model", "m-2",
                      "--max-turns", "3", "--effort", "low", isolate=False,
-                     env={"PATH": f"{bindir}:{os.environ['PATH']}", "FAKE_CLI_RECORD": str(record),
-                          "ANTHROPIC_API_KEY": "sk-real-secret"})
+                     env={"PATH": f"{bindir}:{os.environ['PATH']}", "ANTHROPIC_API_KEY": "sk-real-secret"})
     assert again.returncode != 0 and "manifest.json: options" in again.stderr
 
 

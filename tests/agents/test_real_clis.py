@@ -130,11 +130,12 @@ def test_cursor_through_a_fake_cli(tmp_path, tasks_root):
         conn.close()
     threading.Thread(target=serve, daemon=True).start()
     allowed = f"127.0.0.1:{echo.getsockname()[1]}"
+    (bindir / "fake-env.json").write_text(json.dumps({"FAKE_CURSOR_UPSTREAM": allowed}))   # beside the fake
     out = tmp_path / "run"
     proc = gauntlet("run", "--agent", "cursor", "--tasks", "triton2triton", "--tasks-root", tasks_root,
                     "--device", "cpu", "--budget", "60", "--out", out, "--model", "sonnet-4.5", isolate=False,
                     env={"PATH": f"{bindir}:{os.environ['PATH']}", "CURSOR_API_KEY": "cur-test",
-                         "GAUNTLET_GATEWAY_UPSTREAM": allowed, "FAKE_CURSOR_UPSTREAM": allowed})
+                         "GAUNTLET_GATEWAY_UPSTREAM": allowed})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     r = result(out)
     assert r["status"] == "ok" and r["agent_failure"] is None, (attempt(out) / "agent" / "stderr.log").read_text()
