@@ -168,8 +168,9 @@ class RunnerClient:
             os.close(fd)
         if not isinstance(reply.get("ok"), bool):
             raise RunnerFailed(f"the {self.role} runner sent a malformed reply")
-        if isinstance(reply.get("runner_ms"), (int, float)):
-            self.op_seconds[message["op"]] += float(reply["runner_ms"]) / 1000.0
+        runner_ms = reply.get("runner_ms")          # diagnostics only: a runner's own word, bounded
+        if isinstance(runner_ms, (int, float)) and 0 <= runner_ms < 1e9:
+            self.op_seconds[message["op"]] += float(runner_ms) / 1000.0
         return reply
 
     # -- the runner's processes, seen from the judge --------------------------------------------
@@ -653,8 +654,8 @@ class Judge:
             value = reply.get(key)
             if not isinstance(value, list) or len(value) != n:
                 raise RunnerFailed(f"malformed timing reply ({key})")
-        if isinstance(reply.get("launch_cover"), str):
-            self.launch_covers.add(reply["launch_cover"][:40])
+        if reply.get("launch_cover") in timing.LAUNCH_COVER_KINDS:     # any other word is not written into the verdict
+            self.launch_covers.add(reply["launch_cover"])
         for key in ("samples", "gaps", "host_ms"):
             if not all(isinstance(v, (int, float)) and math.isfinite(v) and v >= 0 for v in reply[key]):
                 raise RunnerFailed(f"malformed timing reply ({key})")

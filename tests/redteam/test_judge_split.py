@@ -397,3 +397,25 @@ def test_every_process_of_the_candidates_sandbox_is_stopped_while_the_baseline_i
         except OSError:
             pass
     assert spaces and not left, (spaces, left)
+
+
+def test_a_forged_reply_field_cannot_crash_the_judge_or_reach_the_verdict(judge):
+    """The runner's replies are the candidate's to forge (it shares the runner's process): an integer
+    too large for a float in a diagnostic field must not crash the judge (a crash would turn a failing
+    attempt into an unscored one), and a free-text field must not be written into the verdict."""
+    v = judge(HONEST + '''
+import sys
+
+_protocol = sys.modules["runner.evaluator.protocol"]
+_send = _protocol.send
+
+
+def _forged(sock, message, fds=()):
+    if isinstance(message, dict) and "ok" in message:
+        message = {**message, "runner_ms": 10 ** 400, "launch_cover": "FORGED by the candidate"}
+    return _send(sock, message, fds)
+
+
+_protocol.send = _forged
+''', measure=True)
+    assert v.evaluation.compiled and "FORGED" not in json.dumps(v.evaluation.to_dict()), v.errors
