@@ -104,6 +104,23 @@ def test_fast_comparison_accepts_and_rejects_exactly_like_isclose(tasks_root):
     assert compare(task, Frozen([inf_e.clone()], [(1,)], ["cpu"]), Frozen([inf_e], [(1,)], ["cpu"])) == 0.0
 
 
+def test_atol_scales_with_a_small_outputs_magnitude(tasks_root):
+    """A softmax over 4096 columns: every value is near 1/4096, so a fixed atol of 1e-4 passes a row
+    of the constant 1/4096. The atol scales with the reference's RMS; an honest float32 answer passes."""
+    import torch
+    from runner.evaluator.judge import Frozen, Mismatch, compare
+    task = load_task(tasks_root / SCALE, tasks_root)
+    gen = torch.Generator().manual_seed(0)
+    e = torch.softmax(0.05 * torch.randn(64, 4096, generator=gen), dim=-1)      # near-uniform rows
+    uniform = torch.full_like(e, 1.0 / 4096)
+    tol = task.tolerance("float32")
+    assert bool(torch.isclose(uniform, e, rtol=tol.rtol, atol=tol.atol).all())     # the fixed atol passes it
+    with pytest.raises(Mismatch):
+        compare(task, Frozen([uniform], [uniform.stride()], ["cpu"]), Frozen([e], [e.stride()], ["cpu"]))
+    honest = torch.softmax(0.05 * torch.randn(64, 4096, generator=torch.Generator().manual_seed(0)).double(), -1).float()
+    compare(task, Frozen([honest], [honest.stride()], ["cpu"]), Frozen([e], [e.stride()], ["cpu"]))
+
+
 @pytest.mark.parametrize("reference,words", [
     ("raise ImportError('no such module: helpers')\n", "ImportError"),
     ("def reference(x, alpha):\n    return x * alpha\n", "make_inputs"),

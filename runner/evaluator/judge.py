@@ -72,6 +72,7 @@ BOUND_ABS_MS = {"gpu": 0.5, "cpu": 25.0}
 BOUND_REL = 1.0
 TIMEOUTS_S = {"build": 900.0, "inputs": 300.0, "call": 300.0, "capture": 300.0, "time": 600.0,
               "export": 300.0, "release": 60.0, "exit": 10.0}
+MAGNITUDE_FLOOR = 1e-3        # atol scales with an output's RMS down to this (docs/task-format.md, tolerances)
 DIGEST_RTOL = 1e-5           # same bytes, same operations: honest digests agree to float32 rounding at most
 
 
@@ -272,6 +273,17 @@ class Frozen:
 
     def __init__(self, tensors, strides, device):
         self.tensors, self.strides, self.device = tensors, strides, device
+        self._magnitudes: dict[int, float] = {}
+
+    def magnitude(self, i: int) -> float:
+        """What output i's atol is scaled by: its RMS, clamped to [MAGNITUDE_FLOOR, 1]. A fixed atol
+        means nothing for outputs much smaller than 1 (a softmax row of 1/4096 passes atol 1e-4 as a
+        uniform row); outputs of size 1 or more keep the task's atol as it is."""
+        if i not in self._magnitudes:
+            t = self.tensors[i]
+            rms = float(t.float().pow(2).mean().sqrt()) if t.is_floating_point() and t.numel() else 1.0
+            self._magnitudes[i] = 1.0 if math.isnan(rms) else min(1.0, max(rms, MAGNITUDE_FLOOR))
+        return self._magnitudes[i]
 
     def amax(self) -> float:
         vals = [float(t.abs().max()) for t in self.tensors if t.numel() and t.is_floating_point()]
@@ -312,7 +324,7 @@ def compare(task: Task, got: Frozen, expected: Frozen, atol_scale: float = 1.0, 
             raise Mismatch(f"output {i} strides {tuple(got.strides[i])} != {tuple(expected.strides[i])} "
                            "(return the reference's layout)")
         tol = task.tolerance(str(e.dtype).removeprefix("torch."))
-        atol = tol.atol * atol_scale
+        atol = tol.atol * atol_scale * expected.magnitude(i)
         fast = _fast_close(g, e, tol.rtol, atol)
         if fast is not None:       # every element close, no NaN anywhere: the common case
             worst = max(worst, fast)
@@ -886,6 +898,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
         with exclusive_device(device) as held:
             try:
                 with phases("reference import+warm-up"):
+                    protocol.strict_float32()
                     reference = import_reference(task.reference)
                     fp32_task = _warm_up(reference, task, device)
             except TaskBroken as exc:

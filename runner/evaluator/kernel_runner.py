@@ -58,6 +58,7 @@ class Runner:
         from .build import CompileError, compile_native, device_arch, load_native, load_python
         tree = Path(self.args.tree)
         log = ""
+        protocol.strict_float32()       # before the kernel (or the reference) is imported
         try:
             if self.args.language in ("triton", "python"):
                 if self.args.language == "triton" and self.device == "cpu":

@@ -228,3 +228,17 @@ def digest(outputs, weights) -> list[float]:
         flat = o.detach().reshape(-1)
         values.append(float(torch.dot(flat if flat.dtype == torch.float32 else flat.float(), w)))
     return values
+
+
+def strict_float32() -> None:
+    """What a float32 task means, on both sides: IEEE float32 arithmetic. PyTorch lets cuDNN
+    convolutions use TF32 by default (a float32 reference computed in TF32 on an H100 differs from an
+    exact kernel by ~1e-3), and Triton's `tl.dot` on float32 defaults to TF32; both are set to full
+    precision before any reference, baseline or candidate runs. A kernel that asks for TF32 or reduced
+    precision itself is flagged by the static checks on float32 tasks."""
+    os.environ["TRITON_F32_DEFAULT"] = "ieee"
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False

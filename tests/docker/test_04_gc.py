@@ -17,18 +17,25 @@ def labelled(engine, run_dir):
     return engine.containers.list(all=True, filters={"label": f"gauntlet.run={run_dir.resolve()}"})
 
 
-def start_and_kill(engine, args, out):
-    """Start a runner, SIGKILL it (and its process group) once its agent container exists."""
+def start_runner(engine, args, out) -> tuple[subprocess.Popen, list]:
+    """Start a runner in its own session; return it and its agent's containers once they exist."""
     proc = subprocess.Popen([sys.executable, "-m", "runner.cli", *args], cwd=REPO, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 60
-        while not labelled(engine, out) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert labelled(engine, out), "the agent container never appeared"
-    finally:
+    deadline = time.monotonic() + 60
+    while not labelled(engine, out) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    live = labelled(engine, out)
+    if not live:
         os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+    assert live, "the agent container never appeared"
+    return proc, live
+
+
+def start_and_kill(engine, args, out):
+    """Start a runner, SIGKILL it (and its process group) once its agent container exists."""
+    proc, _ = start_runner(engine, args, out)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
     left = labelled(engine, out)
     assert left and left[0].labels["gauntlet.managed"] == "true"   # SIGKILL leaves it behind
     return left
@@ -65,14 +72,8 @@ def test_gc_spares_the_containers_of_a_live_run(engine, shared_tasks, tmp_path):
     out = tmp_path / "live"
     args = ["run", "--agent", "command", "--command", "sleep 60", "--backend", "docker", "--device", "cpu",
             "--tasks", SCALE, "--tasks-root", str(shared_tasks), "--budget", "60s", "--out", str(out)]
-    proc = subprocess.Popen([sys.executable, "-m", "runner.cli", *args], cwd=REPO, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    proc, live = start_runner(engine, args, out)
     try:
-        deadline = time.monotonic() + 60
-        while not labelled(engine, out) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        live = labelled(engine, out)
-        assert live, "the agent container never appeared"
         gauntlet("gc")
         assert [c.name for c in labelled(engine, out)] == [c.name for c in live]   # still there
     finally:
