@@ -250,3 +250,17 @@ def test_run_dirs_that_are_not_runs_or_are_in_use_get_one_line(tasks_root, tmp_p
     (out / "manifest.json").write_text("[1, 2]")
     proc = run(tasks_root, out, "--agent", "noop", "--resume", check=False)
     assert proc.returncode == 1 and "not a manifest (a JSON list" in proc.stderr
+
+
+def test_junk_beside_a_real_edit_is_a_violation_and_the_edit_is_evaluated(tasks_root, tmp_path):
+    """A 3 GB file (sparse: cheap) next to a kernel edit: the attempt is ok, the edit is evaluated,
+    the junk is a violation with its size and stays out of diff.patch."""
+    cheat = tmp_path / "cheat.py"
+    cheat.write_text(HARDCODED)
+    out = tmp_path / "run"
+    run(tasks_root, out, "--agent", "command", "--command", f"truncate -s 3G junk.bin && cp {cheat} kernel.py")
+    r = result(out)
+    assert r["status"] == "ok" and r["compiled"] and r["correct_seen"] and not r["correct_unseen"]
+    assert r["changed_files"] == ["junk.bin", "kernel.py"]
+    assert r["violations"] == ["junk.bin (3221225472 bytes; not recorded)"]
+    assert (out / "attempts" / ATTEMPT / "diff.patch").stat().st_size < 10_000
