@@ -106,6 +106,7 @@ class Workspace:
         changes may fill together, or not a regular file) is listed in `violations` with its size
         and left out of record.git and diff.patch, so it can never stop the editable files from
         being recorded and evaluated."""
+        restore_permissions(self.path)
         expected = self.expected_files()
         present = self._present_files()
         editable = set(self.task.editable)
@@ -180,6 +181,26 @@ class Workspace:
     @staticmethod
     def _store(repo, data: bytes) -> str:
         return repo.odb.store(IStream(git.Blob.type, len(data), io.BytesIO(data))).hexsha.decode()
+
+
+def restore_permissions(root: Path) -> None:
+    """Give the owner back read (and, on folders, write and search) permission on everything under
+    `root`, as the runner, once the agent has stopped: an agent's `chmod 000` on its kernel or its
+    workspace would otherwise hide its edit from a non-root runner. Symlinks are never followed."""
+    def allow(path: str, bits: int) -> None:
+        try:
+            mode = os.lstat(path).st_mode
+            if not stat.S_ISLNK(mode) and stat.S_IMODE(mode) & bits != bits:
+                os.chmod(path, stat.S_IMODE(mode) | bits)
+        except OSError:
+            pass   # not ours to change (another uid's file): it is read, or not, as it stands
+    dir_bits = stat.S_IRWXU
+    allow(str(root), dir_bits)
+    for dirpath, dirnames, filenames in os.walk(root):   # top-down: a folder is opened before it is walked
+        for name in dirnames:
+            allow(os.path.join(dirpath, name), dir_bits)
+        for name in filenames:
+            allow(os.path.join(dirpath, name), stat.S_IRUSR)
 
 
 def _same_bytes(present: tuple[Path, os.stat_result], expected: bytes) -> bool:
