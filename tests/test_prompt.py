@@ -52,3 +52,30 @@ def test_the_prompt_commands_run_in_the_workspace(tasks_root, tmp_path):
         proc = subprocess.run(shlex.split(commands[name]), cwd=ws.path, capture_output=True, text=True,
                               env={"PYTHONPATH": str(REPO)})
         assert proc.returncode == 0, (name, proc.stderr[-2000:])
+
+
+def test_image_profile_gives_login_shells_the_image_path(tmp_path):
+    """scripts/images/write-profile.sh: after /etc/profile resets PATH, the written profile puts the
+    image's PATH (the venv first) back, as `bash -lc` sources it."""
+    import os
+    subprocess.run(["sh", REPO / "scripts/images/write-profile.sh"], check=True,
+                   env={"PATH": f"/opt/venv/bin:{os.environ['PATH']}", "PYTHONPATH": "/opt/gauntlet",
+                        "PROFILE_D": str(tmp_path)})
+    out = subprocess.run(["env", "-i", "bash", "-c", f". /etc/profile; . {tmp_path}/gauntlet.sh; "
+                          'echo "$PATH|$PYTHONPATH"'], capture_output=True, text=True, check=True).stdout
+    assert out.startswith("/opt/venv/bin:") and out.strip().endswith("|/opt/gauntlet")
+
+
+def test_the_prompt_check_command_works_through_a_login_shell(tasks_root, tmp_path):
+    """An agent that runs the prompt's correctness command with `bash -lc` (as Codex does; a login
+    shell resets PATH) still gets the interpreter with torch: the prompt names it absolutely."""
+    from .conftest import gauntlet
+    out = tmp_path / "run"
+    grab = "sed -n 's/^- Correctness[^`]*`\\(.*\\)`$/\\1/p' {prompt_file}"
+    command = f'bash -lc "$({grab})" > check.log 2>&1; echo $? > rc.txt'
+    gauntlet("run", "--tasks", "triton2triton", "--tasks-root", tasks_root, "--device", "cpu", "--out", out,
+             "--agent", "command", "--command", command)
+    workspace = out / "attempts" / "triton2triton__scale" / "workspace"
+    log = (workspace / "check.log").read_text()
+    assert (workspace / "rc.txt").read_text().strip() == "0", log[-2000:]
+    assert '"correct": true' in log or "correct" in log
