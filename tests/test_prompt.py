@@ -78,4 +78,3 @@ def test_the_prompt_check_command_works_through_a_login_shell(tasks_root, tmp_pa
     workspace = out / "attempts" / "triton2triton__scale" / "workspace"
     log = (workspace / "check.log").read_text()
     assert (workspace / "rc.txt").read_text().strip() == "0", log[-2000:]
-    assert '"correct": true' in log or "correct" in log
