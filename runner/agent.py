@@ -187,8 +187,39 @@ def apply_solution(ctx: AttemptContext) -> None:
         shutil.copyfile(src, dest)
 
 
-def build_prompt(task, budget_s: float, deadline_epoch: float, check_command: str) -> str:
-    """What every agent is told: the task, what it may edit, how to check, hidden configs, deadline."""
+DEVICE_WORDS = {"cuda": "an NVIDIA GPU (CUDA)", "rocm": "an AMD GPU (ROCm/HIP)",
+                "cpu": "the CPU: Triton kernels run in the Triton interpreter, and times measured there "
+                       "are recorded but not meaningful"}
+
+
+def _contract(task) -> str:
+    """What the evaluator calls, per language (docs/task-format.md has the full contract)."""
+    if task.language == "triton":
+        return (f"`{task.entry}` is imported as a Python module and `{task.symbol}(*inputs)` is called with "
+                "the arguments the reference's `make_inputs` builds; it returns what `reference` returns "
+                "(same shapes and dtypes). The work must be done by Triton kernels (`@triton.jit`): "
+                "PyTorch may allocate and reshape, not compute the result.")
+    return (f"`{task.entry}` is compiled into a shared library and `extern \"C\" int {task.symbol}(...)` is "
+            "called with one argument per `make_inputs` value (tensors as device pointers, `const T*`; "
+            "Python ints as `int64_t`, floats as `float`), then one `T*` per output (allocated by the "
+            "harness, filled with garbage), then `void* stream`: launch every kernel on that stream. "
+            "Return 0; non-zero is a failed call.")
+
+
+def _compile_command(task, python: str) -> str:
+    flags = "".join(f" {shlex.quote(f)}" for f in task.compile_flags)
+    if task.language == "cuda":
+        return f"nvcc -O3 -std=c++17 -shared -Xcompiler -fPIC -arch=native{flags} -o /tmp/candidate.so {task.entry}"
+    if task.language == "hip":
+        return f"hipcc -O3 -std=c++17 -shared -fPIC --offload-arch=native{flags} -o /tmp/candidate.so {task.entry}"
+    return f"{python} -m py_compile {task.entry}"
+
+
+def build_prompt(task, budget_s: float, deadline_epoch: float, check_command: str, device: str,
+                 python: str, max_speedup: float) -> str:
+    """What every agent is told: the task, the entry function and its contract, the device, what it
+    may edit, the rules that zero a candidate, the compile / correctness / timing commands, the
+    hidden configs and the deadline."""
     editable = "\n".join(f"- {p}" for p in task.editable)
     protected = "\n".join(f"- {p}" for p in sorted(task.files) if p not in task.editable)
     return f"""# Task {task.id} ({task.category})
@@ -196,6 +227,13 @@ def build_prompt(task, budget_s: float, deadline_epoch: float, check_command: st
 {task.description}
 
 Optimise the kernel for speed while keeping it correct. Read README.md in this workspace first.
+
+## The entry function
+{_contract(task)}
+The reference implementation (the ground truth) is `{task.reference.name}`.
+
+## Device
+The evaluation runs on {DEVICE_WORDS.get(device, device)}, the device you are on now.
 
 ## You may edit only
 {editable}
@@ -207,10 +245,23 @@ evaluator uses pristine copies of them. Do not create result files; nothing you 
 {protected}
 - task.toml
 
-## Checking your work
-The configurations you can see are in `{task.seen_file.name}`. Check correctness and speed on them:
+## Rules that score a candidate zero
+Any flag scores the attempt zero, however correct its outputs are:
+- reaching outside the kernel: process control or files (`os`, `sys`, `subprocess`, ...), `ctypes`,
+  introspection (`inspect`, `gc`, frames, dunders), threads, timers (`time`), the harness or the
+  reference, other libraries (`cupy`, `numba`, `scipy`, ...) or dynamic code (`exec`, `eval`);
+- letting PyTorch or NumPy compute the result, or lowering precision (TF32, fp16/bf16 math) on an
+  fp32 task;
+- streams or graphs of your own, work left running after the call returns, or tampering with
+  timing (the evaluator times on its own clock and checks it);
+- a speedup above {max_speedup:g}x over the baseline on a config (treated as not doing the work).
 
-    {check_command}
+## Checking your work
+The configurations you can see are in `{task.seen_file.name}`. Use this interpreter: `{python}`.
+
+- Compile: `{_compile_command(task, python)}`
+- Correctness on the seen configs (compile included, no timing): `{check_command} --no-timing`
+- Correctness and timing against the baseline: `{check_command}`
 
 The final evaluation also runs hidden configurations you have not seen (other sizes: odd,
 non-power-of-two, larger and smaller), so the kernel must be correct for any valid shape. Do not

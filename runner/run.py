@@ -36,7 +36,7 @@ from .evaluator.isolation import HIDE_ENV
 from .gateway import open_gateway
 from .result import MAX_SPEEDUP, AttemptResult, Evaluation, read_json, write_json
 from .sandbox import Mount, SandboxSpec, open_sandbox
-from .sandbox.docker import JUDGE_DIR
+from .sandbox.docker import IMAGE_PYTHON, JUDGE_DIR
 from . import configspace
 from .candidate import export_editable
 from .task import Config, Task, default_tasks_root
@@ -342,12 +342,13 @@ class Run:
     def _run_agent(self, task, spec, sandbox, workspace, agent_dir, budget, deadline, result, wrap=()) -> None:
         try:
             prompt_path = agent_dir / "prompt.md"
-            # the local backend's agent runs with the host's PATH: name this interpreter (the venv's),
-            # not whatever `python3` comes first there
-            python = sys.executable if self.options.backend == "local" else "python3"
+            # an absolute interpreter: login shells (`bash -lc`, Codex) reset PATH. Locally this one
+            # (the venv's); in an image the one scripts/images/install-python.sh puts there
+            python = sys.executable if self.options.backend == "local" else IMAGE_PYTHON
             check = (f"{python} -m runner.evaluator {sandbox.path(workspace.path)} --workspace "
                      f"--device {self.options.device} --split seen")
-            prompt_path.write_text(build_prompt(task, budget, deadline, check))
+            prompt_path.write_text(build_prompt(task, budget, deadline, check, self.options.device, python,
+                                                self.options.max_speedup))
             ctx = AttemptContext(task_id=task.id, workspace=workspace.path,
                                  workspace_in_sandbox=sandbox.path(workspace.path), prompt_file=prompt_path,
                                  prompt_in_sandbox=sandbox.path(prompt_path), budget_s=budget,

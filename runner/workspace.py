@@ -9,7 +9,9 @@ bytes: rewriting the workspace's history, hooks or config hides nothing and runs
 from __future__ import annotations
 
 import io
+import os
 import shutil
+import stat
 import tempfile
 import tomllib
 from dataclasses import dataclass
@@ -18,10 +20,15 @@ from pathlib import Path
 import git
 from gitdb import IStream
 
+from .candidate import MAX_FILE_BYTES
 from .task import Task
 
 AUTHOR = git.Actor("gauntlet", "gauntlet@localhost")
 VIEW_FILE = "task.toml"
+# A changed protected-path file larger than this is junk: listed in violations with its size, never
+# read or recorded. Together the recorded protected changes fill at most PATCH_MAX_BYTES.
+RECORD_MAX_BYTES = 1 << 20
+PATCH_MAX_BYTES = 8 << 20
 
 
 @dataclass
@@ -94,41 +101,140 @@ class Workspace:
 
     def finalize(self, record_dir: Path) -> Changes:
         """Commit the agent's final state into `record_dir` (a git dir outside the workspace) and
-        compare every file with the task's own bytes."""
+        compare every file with the task's own bytes. No file is read whole unless it is small:
+        junk (a protected-path file over RECORD_MAX_BYTES, past the PATCH_MAX_BYTES the protected
+        changes may fill together, or not a regular file) is listed in `violations` with its size
+        and left out of record.git and diff.patch, so it can never stop the editable files from
+        being recorded and evaluated."""
+        restore_permissions(self.path)
         expected = self.expected_files()
-        present = {}
-        for p in sorted(self.path.rglob("*")):
-            rel = p.relative_to(self.path).as_posix()
-            if rel == ".git" or rel.startswith(".git/") or (p.is_dir() and not p.is_symlink()):
-                continue
-            present[rel] = p
+        present = self._present_files()
+        editable = set(self.task.editable)
         changed = sorted(rel for rel in set(expected) | set(present)
                          if rel not in present or rel not in expected
-                         or present[rel].is_symlink() or present[rel].read_bytes() != expected[rel])
-        editable = set(self.task.editable)
-        violations = [rel for rel in changed if rel not in editable]
-        patch = self._record(Path(record_dir), expected)
-        return Changes(changed_files=changed, violations=violations, patch=patch)
+                         or not _same_bytes(present[rel], expected[rel]))
+        final: dict[str, tuple[str, Path, os.stat_result]] = {}   # rel -> (git mode, path, lstat)
+        violations, protected_bytes, kept_baseline = [], 0, set()
+        for rel, (path, st) in sorted(present.items()):
+            mode = _git_mode(st)
+            if rel not in changed:
+                final[rel] = (mode, path, st)
+                continue
+            if rel in editable:
+                if mode is not None and st.st_size <= MAX_FILE_BYTES:
+                    final[rel] = (mode, path, st)
+                else:   # the evaluator never takes it (candidate.export_editable): recorded as deleted
+                    violations.append(f"{rel} ({_describe(st)}; an editable file holds at most "
+                                      f"{MAX_FILE_BYTES} bytes: not evaluated, not recorded)")
+                continue
+            if mode is not None and st.st_size <= RECORD_MAX_BYTES and protected_bytes + st.st_size <= PATCH_MAX_BYTES:
+                protected_bytes += st.st_size
+                final[rel] = (mode, path, st)
+                violations.append(rel)
+            else:
+                violations.append(f"{rel} ({_describe(st)}; not recorded)")
+                if rel in expected:
+                    kept_baseline.add(rel)
+        violations += [rel for rel in changed if rel not in present and rel not in editable]   # deleted
+        patch = self._record(Path(record_dir), expected, final, kept_baseline, editable)
+        return Changes(changed_files=changed, violations=sorted(violations), patch=patch)
 
-    def _record(self, record_dir: Path, expected: dict[str, bytes]) -> str:
-        """Baseline and final commits in a git dir the agent never had, so its hooks, config
-        (core.fsmonitor, filters), .gitignore and rewritten history play no part."""
+    def _present_files(self) -> dict[str, tuple[Path, os.stat_result]]:
+        """Every non-directory under the workspace but its .git, with its lstat (nothing followed)."""
+        present = {}
+        for dirpath, dirnames, filenames in os.walk(self.path):
+            if Path(dirpath) == self.path and ".git" in dirnames:
+                dirnames.remove(".git")
+            for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+                path = Path(dirpath) / name
+                present[path.relative_to(self.path).as_posix()] = (path, os.lstat(path))
+        return present
+
+    def _record(self, record_dir: Path, expected: dict[str, bytes],
+                final: dict[str, tuple[str, Path, os.stat_result]], kept_baseline: set[str],
+                editable: set[str]) -> str:
+        """Baseline and final commits in a git dir the agent never had, built from bytes (blobs
+        written by the runner, no worktree), so its hooks, config (core.fsmonitor, filters),
+        .gitignore and rewritten history play no part. Junk left out of `final` keeps its baseline
+        entry (a protected file replaced by junk reads as unchanged, not as deleted)."""
         repo = git.Repo.init(record_dir, bare=True, initial_branch="main")
         with repo.config_writer() as cfg:
             cfg.set_value("core", "hooksPath", "/dev/null")
-            cfg.set_value("core", "bare", "false")
-            cfg.set_value("core", "worktree", str(self.path.resolve()))
-        for rel, data in sorted(expected.items()):
-            sha = repo.odb.store(IStream(git.Blob.type, len(data), io.BytesIO(data))).hexsha.decode()
-            repo.git.update_index("--add", "--cacheinfo", f"100644,{sha},{rel}")
-        baseline_tree = repo.git.write_tree()
+        baseline_entries = {rel: ("100644", self._store(repo, data)) for rel, data in expected.items()}
+        final_entries = {rel: baseline_entries[rel] for rel in kept_baseline}
+        for rel, (mode, path, st) in final.items():
+            data = os.readlink(path).encode() if mode == "120000" else path.read_bytes()
+            final_entries[rel] = (mode, self._store(repo, data))
+        baseline_tree = _write_tree(repo, baseline_entries)
+        final_tree = _write_tree(repo, final_entries)
         baseline = repo.git.commit_tree(baseline_tree, "-m", "baseline: task files as shipped", env=_ENV)
-        repo.git.read_tree("--empty")
-        repo.git.add("-A", "--force", ".", "--", ":!.git")
-        final_tree = repo.git.write_tree()
-        final = repo.git.commit_tree(final_tree, "-p", baseline, "-m", "agent: final state", env=_ENV)
-        repo.git.update_ref("refs/heads/main", final)
-        return repo.git.diff(baseline_tree, final_tree, "--binary", stdout_as_string=True) + "\n"
+        final_commit = repo.git.commit_tree(final_tree, "-p", baseline, "-m", "agent: final state", env=_ENV)
+        repo.git.update_ref("refs/heads/main", final_commit)
+        # editable paths first and whole: `gauntlet eval` and replay rebuild the candidate from them
+        editable_diff = repo.git.diff(baseline_tree, final_tree, "--binary", "--", *sorted(editable),
+                                      stdout_as_string=True)
+        others = [f":(exclude,literal){rel}" for rel in sorted(editable)]
+        protected_diff = repo.git.diff(baseline_tree, final_tree, "--binary", "--", ".", *others,
+                                       stdout_as_string=True)
+        return "\n".join(d for d in (editable_diff, protected_diff) if d) + "\n"
+
+    @staticmethod
+    def _store(repo, data: bytes) -> str:
+        return repo.odb.store(IStream(git.Blob.type, len(data), io.BytesIO(data))).hexsha.decode()
+
+
+def restore_permissions(root: Path) -> None:
+    """Give the owner back read (and, on folders, write and search) permission on everything under
+    `root`, as the runner, once the agent has stopped: an agent's `chmod 000` on its kernel or its
+    workspace would otherwise hide its edit from a non-root runner. Symlinks are never followed."""
+    def allow(path: str, bits: int) -> None:
+        try:
+            mode = os.lstat(path).st_mode
+            if not stat.S_ISLNK(mode) and stat.S_IMODE(mode) & bits != bits:
+                os.chmod(path, stat.S_IMODE(mode) | bits)
+        except OSError:
+            pass   # not ours to change (another uid's file): it is read, or not, as it stands
+    dir_bits = stat.S_IRWXU
+    allow(str(root), dir_bits)
+    for dirpath, dirnames, filenames in os.walk(root):   # top-down: a folder is opened before it is walked
+        for name in dirnames:
+            allow(os.path.join(dirpath, name), dir_bits)
+        for name in filenames:
+            allow(os.path.join(dirpath, name), stat.S_IRUSR)
+
+
+def _same_bytes(present: tuple[Path, os.stat_result], expected: bytes) -> bool:
+    """A regular file holding exactly `expected` (read only when the sizes already agree)."""
+    path, st = present
+    return stat.S_ISREG(st.st_mode) and st.st_size == len(expected) and path.read_bytes() == expected
+
+
+def _git_mode(st: os.stat_result) -> str | None:
+    """The git mode a file is recorded with; None for what git cannot hold (fifo, socket, device)."""
+    if stat.S_ISLNK(st.st_mode):
+        return "120000"
+    if stat.S_ISREG(st.st_mode):
+        return "100755" if st.st_mode & stat.S_IXUSR else "100644"
+    return None
+
+
+def _describe(st: os.stat_result) -> str:
+    return f"{st.st_size} bytes" if _git_mode(st) else "not a regular file"
+
+
+def _write_tree(repo, entries: dict[str, tuple[str, str]]) -> str:
+    """A tree object from {path: (mode, blob sha)}, through a scratch index (-z: any path)."""
+    index = Path(repo.git_dir) / "gauntlet-index"
+    index.unlink(missing_ok=True)
+    env = {"GIT_INDEX_FILE": str(index)}
+    info = b"".join(f"{mode} {sha}\t{rel}".encode() + b"\0" for rel, (mode, sha) in sorted(entries.items()))
+    with tempfile.TemporaryFile() as fh:
+        fh.write(info)
+        fh.seek(0)
+        repo.git.update_index("-z", "--index-info", istream=fh, env=env)
+    tree = repo.git.write_tree(env=env)
+    index.unlink(missing_ok=True)
+    return tree
 
 
 _ENV = {"GIT_AUTHOR_NAME": AUTHOR.name, "GIT_AUTHOR_EMAIL": AUTHOR.email,

@@ -250,3 +250,41 @@ def test_run_dirs_that_are_not_runs_or_are_in_use_get_one_line(tasks_root, tmp_p
     (out / "manifest.json").write_text("[1, 2]")
     proc = run(tasks_root, out, "--agent", "noop", "--resume", check=False)
     assert proc.returncode == 1 and "not a manifest (a JSON list" in proc.stderr
+
+
+def test_junk_beside_a_real_edit_is_a_violation_and_the_edit_is_evaluated(tasks_root, tmp_path):
+    """A 3 GB file (sparse: cheap) next to a kernel edit: the attempt is ok, the edit is evaluated,
+    the junk is a violation with its size and stays out of diff.patch."""
+    cheat = tmp_path / "cheat.py"
+    cheat.write_text(HARDCODED)
+    out = tmp_path / "run"
+    run(tasks_root, out, "--agent", "command", "--command", f"truncate -s 3G junk.bin && cp {cheat} kernel.py")
+    r = result(out)
+    assert r["status"] == "ok" and r["compiled"] and r["correct_seen"] and not r["correct_unseen"]
+    assert r["changed_files"] == ["junk.bin", "kernel.py"]
+    assert r["violations"] == ["junk.bin (3221225472 bytes; not recorded)"]
+    assert (out / "attempts" / ATTEMPT / "diff.patch").stat().st_size < 10_000
+
+
+def test_chmod_000_on_the_kernel_and_the_workspace_loses_no_edit(tasks_root, tmp_path):
+    """A runner that cannot read past file modes (any non-root user): the agent's `chmod 000` on
+    kernel.py, a folder and the workspace itself is undone by the runner before the record and the
+    export, and the edit is evaluated. As root the CLI runs without CAP_DAC_OVERRIDE and
+    CAP_DAC_READ_SEARCH, so that mode 000 binds it as it binds a non-root owner."""
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            pytest.fail("running as root needs setpriv to drop the capabilities that ignore file modes")
+        dac = "-dac_override,-dac_read_search"
+        prefix = ["setpriv", f"--inh-caps={dac}", f"--bounding-set={dac}"]
+    fixed = tmp_path / "fixed.py"
+    fixed.write_text("import torch\ndef forward(x, alpha):\n    return x * alpha\n")
+    out = tmp_path / "run"
+    command = f"cp {fixed} kernel.py && chmod 000 kernel.py && mkdir sub && echo x > sub/f && chmod 000 sub ."
+    proc = subprocess.run([*prefix, sys.executable, "-m", "runner.cli", "run", "--tasks", "triton2triton",
+                           "--tasks-root", tasks_root, "--device", "cpu", "--out", out,
+                           "--agent", "command", "--command", command], capture_output=True, text=True, cwd=REPO)
+    r = result(out)
+    assert r["status"] == "ok", (r.get("error"), proc.stderr[-2000:])
+    assert r["compiled"] and r["correct_seen"] and r["correct_unseen"]
+    assert r["changed_files"] == ["kernel.py", "sub/f"] and r["violations"] == ["sub/f"]

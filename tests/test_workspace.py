@@ -1,4 +1,5 @@
 """Workspace: real git, real files. What the agent changed is recorded from bytes, not from its refs."""
+import os
 import subprocess
 
 import pytest
@@ -81,3 +82,40 @@ def test_patch_round_trips_through_apply(workspace, tmp_path, tasks_root):
     other.prepare()
     apply_patch(other.path, patch)
     assert (other.path / "kernel.py").read_text() == "# replayed\n"
+
+
+def test_junk_is_listed_with_its_size_and_never_recorded(workspace, tmp_path, tasks_root):
+    """A 3 GB (sparse) file, a fifo and a protected file replaced by 2 MiB: each is a violation with
+    its size, none is read into record.git or diff.patch, and the real edit is recorded whole."""
+    (workspace.path / "junk.bin").touch()
+    os.truncate(workspace.path / "junk.bin", 3 << 30)
+    os.mkfifo(workspace.path / "pipe")
+    (workspace.path / "reference.py").write_bytes(os.urandom(2 << 20))
+    (workspace.path / "notes.md").write_text("small protected edit\n")
+    (workspace.path / "kernel.py").write_text("# the real edit\n")
+    changes = workspace.finalize(tmp_path / "record.git")
+    assert changes.changed_files == ["junk.bin", "kernel.py", "notes.md", "pipe", "reference.py"]
+    assert changes.violations == ["junk.bin (3221225472 bytes; not recorded)", "notes.md",
+                                  "pipe (not a regular file; not recorded)",
+                                  "reference.py (2097152 bytes; not recorded)"]
+    assert len(changes.patch) < 10_000 and changes.patch.startswith("diff --git a/kernel.py b/kernel.py")
+    assert "+small protected edit" in changes.patch
+    record_bytes = sum(p.stat().st_size for p in (tmp_path / "record.git").rglob("*") if p.is_file())
+    assert record_bytes < 1 << 20
+    other = Workspace(tmp_path / "other", load_task(tasks_root / SCALE, tasks_root))
+    other.prepare()
+    apply_patch(other.path, changes.patch)
+    assert (other.path / "kernel.py").read_text() == "# the real edit\n"
+    assert (other.path / "reference.py").read_bytes() == (tasks_root / SCALE / "reference.py").read_bytes()
+
+
+def test_protected_changes_fill_at_most_the_patch_cap(workspace, tmp_path, monkeypatch):
+    """Many small protected files: recorded until PATCH_MAX_BYTES, the rest listed with sizes."""
+    import runner.workspace as ws_module
+    monkeypatch.setattr(ws_module, "PATCH_MAX_BYTES", 3000)
+    for i in range(5):
+        (workspace.path / f"f{i}.txt").write_text(f"{i}" * 1000)
+    changes = workspace.finalize(tmp_path / "record.git")
+    assert changes.violations == ["f0.txt", "f1.txt", "f2.txt", "f3.txt (1000 bytes; not recorded)",
+                                  "f4.txt (1000 bytes; not recorded)"]
+    assert "f2.txt" in changes.patch and "f3.txt" not in changes.patch

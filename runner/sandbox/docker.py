@@ -41,6 +41,7 @@ AGENT_UID = 1000
 KEEPALIVE_USER = "65534:65534"
 RUNNER_TARGET = "/opt/gauntlet"          # the repo's runner/ package is mounted read-only under here
 MANAGED = "gauntlet.managed"
+IMAGE_PYTHON = "/opt/venv/bin/python"   # every image has it (scripts/images/install-python.sh)
 JUDGE_DIR = "/gauntlet/judge"
 JUDGE_CAPS = ["SETUID", "SETGID", "CHOWN", "FOWNER", "DAC_OVERRIDE", "KILL"]
 WATCHDOG_MARGIN_S = 5.0
