@@ -445,6 +445,19 @@ class CheckError(RuntimeError):
     """`gauntlet agents check` cannot run this agent (one line)."""
 
 
+def edits_landed(edits: list[dict], candidate: Path, diff: str) -> bool:
+    """Every scripted edit is in the evaluated file and the diff names that file. Judged on the file,
+    not on the diff's added lines: a new text that repeats lines of the old one leaves those lines
+    as unchanged context in the diff."""
+    for step in edits:
+        path = candidate / step["edit"]
+        if f"b/{step['edit']}" not in diff or not path.is_file():
+            return False
+        if step["new"] not in path.read_text(errors="replace"):
+            return False
+    return bool(edits)
+
+
 def run_check(agent: str, *, backend: str = "local", out: Path | None = None, script=None,
               budget_s: float = 300.0, device: str = "cpu", agent_env: dict | None = None) -> dict:
     """`gauntlet agents check`: the real CLI, through the gateway, against this server, on the
@@ -500,9 +513,7 @@ def run_check(agent: str, *, backend: str = "local", out: Path | None = None, sc
     meter = read_json(adir / "agent" / "gateway.json") if (adir / "agent" / "gateway.json").is_file() else {}
     metered = meter.get("usage") or {}
     usage = result.usage or {}
-    edits = [s for s in steps if "edit" in s]
-    added = "\n".join(line[1:] for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
-    landed = bool(edits) and all(line in added for s in edits for line in s["new"].splitlines() if line.strip())
+    landed = edits_landed([s for s in steps if "edit" in s], adir / "candidate", diff)
     checks = {
         "cli ran": (result.agent_failure is None and result.status == "ok",
                     f"status {result.status}, exit {result.agent_exit_code}, failure {result.agent_failure}"

@@ -146,3 +146,18 @@ def test_cursor_through_a_fake_cli(tmp_path, tasks_root):
     assert [s["name"] for s in steps if s["type"] == "tool_call"] == ["read", "edit", "shell"]
     tunnel = jsonl(attempt(out) / "agent" / "gateway.jsonl")
     assert [(e["method"], e["path"], e["status"]) for e in tunnel] == [("CONNECT", allowed, 200)]
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_agents_check_with_a_script_whose_edit_repeats_old_lines(agent, tmp_path):
+    """A new text that keeps lines of the old one: those lines stay unchanged context in the diff,
+    and the edit still landed."""
+    require_cli(agent)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([
+        {"read": "kernel.py"},
+        {"edit": "kernel.py", "old": "    y = torch.empty_like(x)\n",
+         "new": "    y = torch.empty_like(x)\n    # the output, written by the kernel below\n"},
+        {"text": "Added a comment."}]))
+    proc = gauntlet("agents", "check", agent, "--script", script, "--out", tmp_path / "check")
+    assert "ok    edit landed in diff.patch" in proc.stdout, proc.stdout + proc.stderr
