@@ -207,10 +207,53 @@ def _device(device: str) -> str:
     return detect_device() if device == "auto" else device
 
 
-def _progress():
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    transient=False)
+class _LiveProgress:
+    """Every live attempt and the count done: rich rows on a terminal, plain lines otherwise (a log
+    file or CI gets one line when an attempt starts and its summary when it ends). Called from the
+    attempts' threads."""
+
+    def __init__(self, total: int, done: int):
+        import threading
+        self.total, self.done = total, done
+        self._lock = threading.Lock()
+        self._rows: dict = {}
+        self.tty = sys.stdout.isatty()
+        self._rich = None
+        if self.tty:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+            self._rich = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                  TimeElapsedColumn(), transient=False)
+            self._bar = self._rich.add_task("attempts", total=total, completed=done)
+
+    def __enter__(self):
+        if self._rich:
+            self._rich.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self._rich:
+            self._rich.__exit__(*exc)
+
+    def started(self, key) -> None:
+        with self._lock:
+            if self._rich:
+                self._rows[key] = self._rich.add_task(f"  {key.label()}", total=None)
+            else:
+                click.echo(f"start  {key.label()}  [{self.done}/{self.total} done, {len(self._rows) + 1} live]")
+                self._rows[key] = None
+
+    def finished(self, key, result) -> None:
+        with self._lock:
+            self.done += 1
+            row = self._rows.pop(key, None)
+            line = _summary_line(result) + (f" k{key.k}" if key.k else "") + f" ({key.agent.name})"
+            if self._rich:
+                if row is not None:
+                    self._rich.remove_task(row)
+                self._rich.advance(self._bar)
+                self._rich.console.print(line, soft_wrap=True, markup=False)
+            else:
+                click.echo(f"done   {line}  [{self.done}/{self.total} done, {len(self._rows)} live]")
 
 
 def _summary_line(r) -> str:
@@ -223,8 +266,22 @@ def _summary_line(r) -> str:
             + (f" violations={len(r.violations)}" if r.violations else ""))
 
 
+def _gpu_pool(gpus: str | None, device: str):
+    """--gpus, or every visible GPU of the device; None on the CPU unless --gpus names slots."""
+    from .gpupool import GpuPool, visible_gpus
+    try:
+        if gpus is not None:
+            return GpuPool.parse(gpus)
+        visible = visible_gpus(device)
+        return GpuPool(visible) if visible else None
+    except ValueError as exc:
+        _fail(f"--gpus: {exc}")
+
+
 @main.command()
-@click.option("--agent", "agent_name", required=True, help="Agent name (see `gauntlet agents list`) or path to a .toml.")
+@click.option("--agent", "agent_names", required=True, multiple=True,
+              help="Agent name (see `gauntlet agents list`) or path to a .toml. Repeatable: several agents "
+                   "in one run give one report with a row per agent.")
 @click.option("--tasks", "selectors", multiple=True, default=("all",), show_default=True,
               help="Task selectors: a category, a task id, or 'all'. Repeatable.")
 @click.option("--backend", type=click.Choice(["local", "docker"]), default="local", show_default=True)
@@ -238,11 +295,24 @@ def _summary_line(r) -> str:
               help="Also score each task on N configs drawn from its [space] (kept only where the baseline "
                    "passes; recorded in manifest.json).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the --unseen draw.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Attempts at once (agents run side by side; each evaluation has its GPU to itself).")
+@click.option("--attempts", "repeats", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Independent attempts per task and agent (pass@k and the spread in the report).")
+@click.option("--gpus", default=None, help="Devices to spread evaluations over, e.g. 0,1 (default: every "
+              "visible GPU; on the CPU, names make exclusive evaluation slots).")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="local: threads on this machine; ray: each attempt a Ray task (docs/scaling.md).")
+@click.option("--ray-address", envvar="RAY_ADDRESS", show_envvar=True, default=None,
+              help="Ray cluster to join with --executor ray (default: start a local one).")
+@click.option("--ray-resource", "ray_resources", multiple=True,
+              help="NAME=AMOUNT a Ray attempt asks for besides its CPU (and GPU on cuda/rocm). Repeatable.")
 @_agent_cli_options
 @_timing_options
 @_tasks_root_option
-def run(agent_name, selectors, backend, device, budget, out, resume, command, replay_from, tasks_root,
-        timing_regime, graph, max_speedup, unseen, seed, **cli_options):
+def run(agent_names, selectors, backend, device, budget, out, resume, command, replay_from, tasks_root,
+        timing_regime, graph, max_speedup, unseen, seed, jobs, repeats, gpus, executor, ray_address,
+        ray_resources, **cli_options):
     """Run an agent over tasks and evaluate every attempt."""
     from .report import aggregate, render
     from .run import Run, RunError, RunOptions, now, parse_duration
@@ -251,9 +321,19 @@ def run(agent_name, selectors, backend, device, budget, out, resume, command, re
     except ValueError as exc:
         _fail(f"--budget: {exc}")
     try:
-        spec = resolve_agent(agent_name, command=command, replay_from=replay_from)
+        specs = [resolve_agent(name, command=command, replay_from=replay_from) for name in agent_names]
     except AgentError as exc:
         _fail(str(exc))
+    spec = specs[0]
+    resources = {}
+    for item in ray_resources:
+        name, _, amount = item.partition("=")
+        try:
+            resources[name.strip()] = float(amount)
+        except ValueError:
+            _fail(f"--ray-resource: {item!r} is not NAME=AMOUNT")
+    if executor != "ray" and resources:
+        _fail("--ray-resource: only with --executor ray")
     if resume and out is None:
         _fail("--resume: needs --out RUN_DIR (the run to continue)")
     root = Path(tasks_root or default_tasks_root())
@@ -268,24 +348,32 @@ def run(agent_name, selectors, backend, device, budget, out, resume, command, re
         click.echo(f"skipping {len(skipped)} task(s) that do not run on {dev}: {', '.join(skipped)}", err=True)
     if not runnable:
         _fail(f"--tasks: no selected task runs on device {dev}")
-    out = out or Path("runs") / f"{spec.name}-{now().replace(':', '').replace('+0000', 'Z')}"
-    options = RunOptions(agent=spec, device=dev, backend=backend, budget_s=budget_s, tasks_root=root,
-                         agent_env=_agent_env(cli_options), timing_regime=timing_regime, graph=graph,
-                         max_speedup=max_speedup, unseen=unseen, seed=seed)
+    out = out or Path("runs") / f"{'+'.join(s.name for s in specs)}-{now().replace(':', '').replace('+0000', 'Z')}"
+    options = RunOptions(agent=spec, more_agents=tuple(specs[1:]), device=dev, backend=backend, budget_s=budget_s,
+                         tasks_root=root, agent_env=_agent_env(cli_options), timing_regime=timing_regime,
+                         graph=graph, max_speedup=max_speedup, unseen=unseen, seed=seed)
+    # Under Ray each node's evaluation asks Ray for a GPU (Ray sets CUDA_VISIBLE_DEVICES): no pool here.
+    pool = _gpu_pool(gpus, dev) if executor == "local" else None
     try:
-        the_run = Run(out, options, runnable, resume=resume)
+        the_run = Run(out, options, runnable, resume=resume, attempts=repeats, gpus=pool)
     except RunError as exc:
         _fail(str(exc))
     pending = the_run.pending()
-    click.echo(f"run dir: {out}  agent: {spec.name}  device: {dev}  backend: {backend}  "
-               f"attempts: {len(pending)} to do, {len(runnable) - len(pending)} already finished")
-    with _progress() as progress:
-        bar = progress.add_task("attempts", total=len(runnable), completed=len(runnable) - len(pending))
-        for task in pending:
-            progress.update(bar, description=task.id)
-            result = the_run.attempt(task)
-            progress.console.print(_summary_line(result), soft_wrap=True, markup=False)
-            progress.advance(bar)
+    total = len(the_run.keys())
+    click.echo(f"run dir: {out}  agent: {', '.join(s.name for s in specs)}  device: {dev}  backend: {backend}  "
+               f"attempts: {len(pending)} to do, {total - len(pending)} already finished  jobs: {jobs}"
+               + (f"  gpus: {','.join(pool.names)}" if pool else "") + (f"  executor: ray" if executor == "ray" else ""))
+    with _LiveProgress(total, total - len(pending)) as progress:
+        if executor == "ray":
+            from .ray_executor import RayError, execute_on_ray
+            try:
+                execute_on_ray(the_run, pending, address=ray_address, resources=resources,
+                               on_start=progress.started, on_done=progress.finished)
+            except RayError as exc:
+                the_run.close()
+                _fail(str(exc))
+        else:
+            the_run.execute(pending, jobs=jobs, on_start=progress.started, on_done=progress.finished)
     the_run.close()
     from .report import load_results
     results = load_results([out])

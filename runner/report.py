@@ -16,6 +16,7 @@ from pathlib import Path
 
 from . import score
 from .result import AttemptResult, read_json
+from .run import RunLayout
 
 
 @dataclass
@@ -56,12 +57,16 @@ class CategoryRow:
     generalization_speedup_unseen: float | None = None
     correct_drawn_pct: float | None = None            # --unseen N: attempts correct on every drawn config
     geomean_speedup_drawn: float | None = None        # over attempts passing the drawn configs
+    attempts_per_task: int = 1                        # --attempts K: the fewest any task of the row has
+    pass_at_1: float | None = None                    # unbiased pass@k over tasks (seen configs)
+    pass_at_k: float | None = None                    # k = attempts_per_task
+    speedup_spread_seen: float | None = None          # mean over tasks of the std of speedup across attempts
 
 
 def load_results(run_dirs) -> list[AttemptResult]:
     results = []
     for run_dir in run_dirs:
-        paths = sorted(Path(run_dir).glob("attempts/*/result.json"))
+        paths = RunLayout(Path(run_dir)).result_paths()
         if not paths:
             raise FileNotFoundError(f"{run_dir}: no attempts/*/result.json (is this a run dir?)")
         for path in paths:
@@ -121,6 +126,9 @@ def aggregate(results: list[AttemptResult]) -> list[CategoryRow]:
             generalization_speedup_seen=gen.speedup_seen, generalization_speedup_unseen=gen.speedup_unseen,
             correct_drawn_pct=_pct(score.correct(r, "drawn") for r in drawn) if drawn else None,
             geomean_speedup_drawn=_geomean(drawn_speedups),
+            attempts_per_task=(k := min(len(v) for v in score.by_task(rs).values())),
+            pass_at_1=score.pass_at_k(rs, 1), pass_at_k=score.pass_at_k(rs, k),
+            speedup_spread_seen=score.speedup_spread(rs),
             **gen.quadrants))
     return rows
 
@@ -140,6 +148,8 @@ GENERALIZATION_COLUMNS = [("category", "category"), ("agent", "agent"), ("both_p
                           ("conditional_correctness_pct", "P(cand ok given base ok) unseen %"),
                           ("generalization_speedup_seen", "speedup seen (both pass)"),
                           ("generalization_speedup_unseen", "speedup unseen (both pass)")]
+REPEAT_COLUMNS = [("category", "category"), ("agent", "agent"), ("attempts_per_task", "k"),
+                  ("pass_at_1", "pass@1"), ("pass_at_k", "pass@k"), ("speedup_spread_seen", "speedup spread seen")]
 DRAWN_COLUMNS = [("correct_drawn_pct", "correct drawn %"), ("geomean_speedup_drawn", "geomean speedup drawn")]
 CSV_FIELDS = [k for k, _ in COLUMNS if k not in ("infra_errors", "task_errors")] + ["timing_meaningful"]
 
@@ -151,7 +161,7 @@ def _cell(row: CategoryRow, key: str) -> str:
     if isinstance(value, float):
         if "speedup" in key:
             text = f"{value:.3f}x"
-        elif key.startswith("fast_") or key.startswith("bounded"):
+        elif key.startswith(("fast_", "bounded", "pass_at")):
             text = f"{value:.3f}"
         else:
             text = f"{value:.1f}"
@@ -192,6 +202,9 @@ def render(rows: list[CategoryRow], fmt: str) -> str:
               ["", "Generalization (hidden configs)" if fmt != "md" else "\n**Generalization** (hidden configs)\n"]
               + _table(rows, GENERALIZATION_COLUMNS
                        + (DRAWN_COLUMNS if any(r.correct_drawn_pct is not None for r in rows) else []), fmt)]
+    if any(r.attempts_per_task > 1 for r in rows):
+        blocks.append(["", "Repeats (--attempts; pass@k unbiased, over tasks)" if fmt != "md"
+                       else "\n**Repeats** (--attempts; pass@k unbiased, over tasks)\n"] + _table(rows, REPEAT_COLUMNS, fmt))
     text = "\n".join(line for block in blocks for line in block)
     infra, broken = sum(r.infra_errors for r in rows), sum(r.task_errors for r in rows)
     if infra or broken:

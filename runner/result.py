@@ -122,6 +122,10 @@ class AttemptResult:
     quadrant: str | None = None                     # both_pass | opt_regression | both_fail | opt_improvement
     compile_log: str = ""
     error: str | None = None
+    attempt: int = 0                                # k of `--attempts K` (0 .. K-1)
+    gpu: str | None = None                          # the pool's device the evaluation had alone (--gpus)
+    eval_started: float | None = None               # the evaluation's window, epoch seconds: windows on
+    eval_finished: float | None = None              # one GPU never overlap (GpuPool + gpulock)
     started: str = ""
     finished: str = ""
 

@@ -4,7 +4,8 @@ run_dir/
   manifest.json                  agent, options, device, versions, suite commit, start/end,
                                  drawn_configs (--unseen N: per task, the configs kept and rejected)
   drawn/<category>__<name>/      --unseen N: the baseline's check of the drawn candidate configs
-  attempts/<category>__<name>/
+  attempts/<category>__<name>[__<agent>][__k<i>]/   RunLayout: one folder per attempt (the agent's
+                                 name only in runs of several agents; k<i> for repeats i >= 1)
     workspace/                   the agent's git-initialised workspace
     record.git/                  baseline and final commits, outside the agent's reach
     agent/prompt.md stdout.log stderr.log
@@ -24,14 +25,17 @@ import secrets
 import shutil
 import subprocess
 import sys
+import threading
 import time
-from dataclasses import dataclass, field
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import __version__
 from .agent import (AgentSpec, AttemptContext, apply_solution, build_prompt, parse_output, render_command,
                     replay_patch)
 from .evaluator import gpulock
+from .gpupool import GpuPool, visible_env
 from .evaluator.isolation import HIDE_ENV
 from .gateway import open_gateway
 from .result import MAX_SPEEDUP, AttemptResult, Evaluation, read_json, write_json
@@ -67,10 +71,23 @@ class RunOptions:
     # --unseen N --seed S: N configs drawn per task from its [space] (runner/configspace.py)
     unseen: int = 0
     seed: int = 0
+    # `--agent a --agent b`: the agents after the first (one comparable report, per-agent rows)
+    more_agents: tuple[AgentSpec, ...] = ()
+
+    @property
+    def agents(self) -> tuple[AgentSpec, ...]:
+        return (self.agent, *self.more_agents)
+
+    def for_agent(self, spec: AgentSpec) -> "RunOptions":
+        """The options of one attempt: this agent alone."""
+        return replace(self, agent=spec, more_agents=())
 
     def identity(self) -> dict:
-        """What must match for --resume to continue a run rather than start a different one."""
-        return {"agent": self.agent.name, "agent_command": self.agent.command, "device": self.device,
+        """What must match for --resume to continue a run rather than start a different one
+        (not the number of attempts per task: a resumed run may add repeats)."""
+        several = ({"more_agents": [{"agent": a.name, "agent_command": a.command} for a in self.more_agents]}
+                   if self.more_agents else {})
+        return {"agent": self.agent.name, "agent_command": self.agent.command, **several, "device": self.device,
                 "backend": self.backend, "budget_s": self.budget_s, "agent_env": dict(sorted(self.agent_env.items())),
                 "timing_regime": self.timing_regime, "graph": self.graph, "max_speedup": self.max_speedup,
                 **({"unseen": self.unseen, "seed": self.seed} if self.unseen else {})}
@@ -110,6 +127,33 @@ def detect_device() -> str:
 
 def attempt_dir_name(task_id: str) -> str:
     return task_id.replace("/", "__")
+
+
+@dataclass(frozen=True)
+class RunLayout:
+    """The one owner of where things lie in a run dir (module docstring): every attempt's folder and
+    the results a report reads. A run of one agent and one attempt per task keeps the historical
+    `attempts/<category>__<name>`; repeats add `__k<i>` (i >= 1), several agents `__<agent>`."""
+    root: Path
+    several_agents: bool = False
+
+    def attempt_dir(self, task_id: str, agent: str, k: int = 0) -> Path:
+        name = attempt_dir_name(task_id) + (f"__{agent}" if self.several_agents else "") + (f"__k{k}" if k else "")
+        return self.root / "attempts" / name
+
+    def result_paths(self) -> list[Path]:
+        return sorted(self.root.glob("attempts/*/result.json"))
+
+
+@dataclass(frozen=True, eq=False)   # hashed by identity: a Task holds dicts
+class AttemptKey:
+    """One attempt of a run: an agent on a task, the k-th time (k from 0)."""
+    task: Task
+    agent: AgentSpec
+    k: int = 0
+
+    def label(self) -> str:
+        return f"{self.task.id}" + (f" k{self.k}" if self.k else "") + f" ({self.agent.name})"
 
 
 def now() -> str:
@@ -203,15 +247,23 @@ def read_manifest(path: Path) -> dict:
 
 
 class Run:
-    def __init__(self, run_dir: Path, options: RunOptions, tasks: list[Task], resume: bool = False):
+    def __init__(self, run_dir: Path, options: RunOptions, tasks: list[Task], resume: bool = False,
+                 attempts: int = 1, gpus: GpuPool | None = None):
         self.dir = Path(run_dir)
         self.options = options
+        self.repeats = attempts
+        self.gpus = gpus
         # Fail fast (missing API key or agent CLI) before any attempt or sandbox starts.
         from .gateway import GatewayError, preflight
         try:
-            preflight(options.agent, options.backend)
+            for spec in options.agents:
+                preflight(spec, options.backend)
         except GatewayError as exc:
             raise RunError(str(exc)) from None
+        names = [a.name for a in options.agents]
+        if len(set(names)) != len(names):
+            raise RunError(f"--agent: {', '.join(sorted({n for n in names if names.count(n) > 1}))} named twice")
+        self.layout = RunLayout(self.dir, several_agents=len(options.agents) > 1)
         self.tasks = tasks
         if options.unseen:
             bare = [t.id for t in tasks if t.space is None]
@@ -226,6 +278,10 @@ class Run:
         except OSError as exc:
             raise RunError(f"--out: {self.dir} cannot hold a run ({exc.strerror or exc})") from None
         self.lock = lock_run_dir(self.dir)
+        # Attempts run in threads (--jobs): the manifest is written by one at a time, and a task's
+        # configs are drawn once however many of its attempts ask at once.
+        self._manifest_lock = threading.Lock()
+        self._draw_locks: dict[str, threading.Lock] = {t.id: threading.Lock() for t in tasks}
         if self.manifest_path.exists():
             if not resume:
                 raise RunError(f"{self.dir}: already holds a run; pass --resume to continue it or choose another --out")
@@ -240,7 +296,9 @@ class Run:
                              "tasks": [t.id for t in tasks], "suite_commit": suite_commit(options.tasks_root.parent),
                              "versions": versions(options.device), "runs": []}
         self.manifest["tasks"] = sorted(set(self.manifest.get("tasks", [])) | {t.id for t in tasks})
-        self.manifest["runs"] = self.manifest.get("runs", []) + [{"started": now(), "argv": sys.argv}]
+        self.manifest["attempts_per_task"] = max(attempts, self.manifest.get("attempts_per_task", 1))
+        self.manifest["runs"] = self.manifest.get("runs", []) + [
+            {"started": now(), "argv": sys.argv, **({"gpus": gpus.names} if gpus else {})}]
         write_json(self.manifest_path, self.manifest)
 
     def _clean_leftovers(self) -> None:
@@ -256,12 +314,16 @@ class Run:
     def run_id(self) -> str:
         return str(self.dir.resolve())
 
-    def attempt_dir(self, task: Task) -> Path:
-        return self.dir / "attempts" / attempt_dir_name(task.id)
+    def keys(self) -> list[AttemptKey]:
+        """Every attempt of the run: each task, each agent, `attempts` times."""
+        return [AttemptKey(t, a, k) for t in self.tasks for a in self.options.agents for k in range(self.repeats)]
 
-    def finished(self, task: Task) -> bool:
+    def attempt_dir(self, task: Task, agent: AgentSpec | None = None, k: int = 0) -> Path:
+        return self.layout.attempt_dir(task.id, (agent or self.options.agent).name, k)
+
+    def finished(self, key: AttemptKey) -> bool:
         """A result.json that records no infra_error (one that does, or cannot be read, is redone)."""
-        path = self.attempt_dir(task) / "result.json"
+        path = self.attempt_dir(key.task, key.agent, key.k) / "result.json"
         if not path.is_file():
             return False
         try:
@@ -270,8 +332,8 @@ class Run:
             return False
         return status != "infra_error"
 
-    def pending(self) -> list[Task]:
-        return [t for t in self.tasks if not self.finished(t)]
+    def pending(self) -> list[AttemptKey]:
+        return [key for key in self.keys() if not self.finished(key)]
 
     def drawn_configs(self, task: Task) -> list[Config]:
         """--unseen N: the task's drawn configs, from the manifest if this run already drew them
@@ -279,53 +341,108 @@ class Run:
         filtered by the baseline in an evaluation sandbox, and recorded in the manifest."""
         if not self.options.unseen:
             return []
-        if task.id not in self.manifest.get("drawn_configs", {}):
-            record = draw_and_filter(task, self.dir / "drawn" / attempt_dir_name(task.id), self.options)
-            self.manifest.setdefault("drawn_configs", {})[task.id] = record
-            write_json(self.manifest_path, self.manifest)
+        with self._draw_locks.setdefault(task.id, threading.Lock()):
+            if task.id not in self.manifest.get("drawn_configs", {}):
+                record = draw_and_filter(task, self.dir / "drawn" / attempt_dir_name(task.id), self.options)
+                with self._manifest_lock:
+                    self.manifest.setdefault("drawn_configs", {})[task.id] = record
+                    write_json(self.manifest_path, self.manifest)
         return recorded_drawn_configs(self.manifest, task.id)
 
     def close(self) -> None:
-        self.manifest["finished"] = now()
-        write_json(self.manifest_path, self.manifest)
+        with self._manifest_lock:
+            self.manifest["finished"] = now()
+            write_json(self.manifest_path, self.manifest)
         self.lock.close()
 
-    def attempt(self, task: Task) -> AttemptResult:
+    def attempt(self, task: Task, agent: AgentSpec | None = None, k: int = 0) -> AttemptResult:
         """One attempt from scratch; writes result.json last (a killed attempt is simply redone)."""
-        adir = self.attempt_dir(task)
-        if adir.exists():
-            shutil.rmtree(adir)  # an unfinished attempt from a killed run
-        adir.mkdir(parents=True)
-        result = AttemptResult(task=task.id, category=task.category, agent=self.options.agent.name,
-                               device=self.options.device, status="ok", started=now())
+        spec = agent or self.options.agent
+        adir = self.attempt_dir(task, spec, k)
         try:
-            self.drawn_configs(task)  # drawn and filtered before the agent starts, kept in the manifest
-            self._agent_phase(task, adir, result)
-            self._evaluate(task, adir, result)
+            drawn = self.drawn_configs(task)  # drawn and filtered before the agent starts, kept in the manifest
+        except Exception as exc:  # infrastructure: recorded, and the run goes on
+            return Attempt(task, self.options.for_agent(spec), adir, k, self.run_id).failed(exc)
+        return Attempt(task, self.options.for_agent(spec), adir, k, self.run_id, drawn, self.gpus).run()
+
+    def execute(self, keys: list[AttemptKey], jobs: int = 1, on_start=None, on_done=None) -> list[AttemptResult]:
+        """Run `keys`, `jobs` at a time. Threads suffice: each attempt's work is in child processes
+        (sandboxes, the judge); a thread only waits on them. `on_start(key)` / `on_done(key, result)`
+        are called from the attempt's thread."""
+        def one(key: AttemptKey) -> AttemptResult:
+            if on_start:
+                on_start(key)
+            result = self.attempt(key.task, key.agent, key.k)
+            if on_done:
+                on_done(key, result)
+            return result
+        if jobs <= 1:
+            return [one(key) for key in keys]
+        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="attempt") as pool:
+            futures = [pool.submit(one, key) for key in keys]
+            return [f.result() for f in as_completed(futures)]
+
+
+@dataclass
+class Attempt:
+    """One attempt's work, given everything it needs: runs in the runner's thread or, under
+    `--executor ray`, in a Ray worker on another machine (so it holds no lock and writes no manifest)."""
+    task: Task
+    options: RunOptions            # for_agent(): this attempt's agent only
+    dir: Path
+    k: int
+    run_id: str
+    drawn: list[Config] = field(default_factory=list)
+    gpus: GpuPool | None = None
+
+    def failed(self, exc: Exception) -> AttemptResult:
+        result = self._new_result()
+        result.status, result.error = "infra_error", f"{type(exc).__name__}: {exc}"
+        return self._finish(result)
+
+    def _new_result(self) -> AttemptResult:
+        if self.dir.exists():
+            shutil.rmtree(self.dir)  # an unfinished attempt from a killed run
+        self.dir.mkdir(parents=True)
+        return AttemptResult(task=self.task.id, category=self.task.category, agent=self.options.agent.name,
+                             device=self.options.device, status="ok", attempt=self.k, started=now())
+
+    def _finish(self, result: AttemptResult) -> AttemptResult:
+        result.finished = now()
+        write_json(self.dir / "result.json", result.to_dict())
+        return result
+
+    def run(self) -> AttemptResult:
+        result = self._new_result()
+        try:
+            self._agent_phase(result)
+            self._evaluate(result)
         except Exception as exc:  # infrastructure: recorded, and the run goes on
             result.status = "infra_error"
             result.error = f"{type(exc).__name__}: {exc}"
-        result.finished = now()
-        write_json(adir / "result.json", result.to_dict())
-        return result
+        return self._finish(result)
 
     # -- agent phase -----------------------------------------------------------------------------
-    def _agent_phase(self, task: Task, adir: Path, result: AttemptResult) -> None:
+    def _agent_phase(self, result: AttemptResult) -> None:
+        task, adir = self.task, self.dir
         workspace = Workspace(adir / "workspace", task)
         workspace.prepare()
         agent_dir = adir / "agent"
         agent_dir.mkdir()
         spec, budget = self.options.agent, self.options.budget_s
         deadline = time.time() + budget
+        gpu = self.gpus.for_agent() if self.gpus else None   # shared: agents time nothing that is scored
         with open_gateway(spec, agent_dir, self.options.backend) as gateway:
             sandbox = open_sandbox(self.options.backend, SandboxSpec(
                 role="agent", platform=self.options.device, workdir=workspace.path,
                 mounts=(Mount(agent_dir, "/gauntlet/agent", read_only=True), *gateway.mounts),
                 env={"GAUNTLET_DEADLINE_EPOCH": str(int(deadline)), "GAUNTLET_BUDGET_S": str(int(budget)),
-                     **self.options.agent_env, **self._required_env(spec), **gateway.env},
+                     **self.options.agent_env, **self._required_env(spec), **gateway.env,
+                     **(visible_env(self.options.device, gpu) if self.options.backend == "local" else {})},
+                gpu_ids=(gpu,) if gpu and self.options.device != "cpu" else (),
                 network=gateway.network,
                 labels={"gauntlet.task": task.id, "gauntlet.run": self.run_id}))
-            self._run_agent(task, spec, sandbox, workspace, agent_dir, budget, deadline, result,
+            self._run_agent(spec, sandbox, workspace, agent_dir, budget, deadline, result,
                             wrap=gateway.argv_prefix)  # the in-sandbox gateway forwarder, if any
         changes = workspace.finalize(adir / "record.git")
         result.changed_files, result.violations = changes.changed_files, changes.violations
@@ -339,7 +456,8 @@ class Run:
             return {}
         return {k: os.environ[k] for k in spec.env_required if k in os.environ}
 
-    def _run_agent(self, task, spec, sandbox, workspace, agent_dir, budget, deadline, result, wrap=()) -> None:
+    def _run_agent(self, spec, sandbox, workspace, agent_dir, budget, deadline, result, wrap=()) -> None:
+        task = self.task
         try:
             prompt_path = agent_dir / "prompt.md"
             # an absolute interpreter: login shells (`bash -lc`, Codex) reset PATH. Locally this one
@@ -381,24 +499,38 @@ class Run:
             sandbox.stop()  # every process of the agent is dead before anything is read
 
     # -- evaluation phase ------------------------------------------------------------------------
-    def _evaluate(self, task: Task, adir: Path, result: AttemptResult) -> None:
-        candidate = adir / "candidate"
+    def _evaluate(self, result: AttemptResult) -> None:
+        candidate = self.dir / "candidate"
         if candidate.exists():
             shutil.rmtree(candidate)
         candidate.mkdir()
-        export_editable(adir / "workspace", task.editable, candidate)   # deny by default
-        evaluation = evaluate_candidate(task, candidate, adir, self.options, drawn=self.drawn_configs(task))
+        export_editable(self.dir / "workspace", self.task.editable, candidate)   # deny by default
+        if self.gpus is None:
+            evaluation = self._timed_evaluation(candidate, None, result)
+        else:
+            with self.gpus.evaluation() as gpu:     # this GPU is the evaluation's alone until it ends
+                evaluation = self._timed_evaluation(candidate, gpu, result)
         result.apply(evaluation)
-        result.eval_seconds = evaluation_seconds(adir)
+        result.eval_seconds = evaluation_seconds(self.dir)
+
+    def _timed_evaluation(self, candidate: Path, gpu: str | None, result: AttemptResult) -> Evaluation:
+        """The evaluation, with its wall-clock window and device in the result (epoch seconds: two
+        attempts' windows on one GPU never overlap, which tests and users can check)."""
+        result.gpu = gpu
+        result.eval_started = time.time()
+        try:
+            return evaluate_candidate(self.task, candidate, self.dir, self.options, drawn=self.drawn, gpu=gpu)
+        finally:
+            result.eval_finished = time.time()
 
 
 def evaluate_candidate(task: Task, candidate: Path | None, adir: Path, options: RunOptions,
-                       drawn: list[Config] = (), baseline_only: bool = False) -> Evaluation:
+                       drawn: list[Config] = (), baseline_only: bool = False, gpu: str | None = None) -> Evaluation:
     """Run the judge (runner/evaluator) in a fresh sandbox of its own; read back only its JSON. `drawn`
     configs are evaluated as the extra split "drawn"; `candidate` None with `baseline_only`: the
     baseline filter of drawn configs. The judge starts the kernel runners itself, each in a sandbox of
     its own (runner/evaluator/isolation.py); with the local backend it is told to hide the run dir
-    from them too."""
+    from them too. `gpu`: the pool's device for this evaluation alone (GpuPool), else every visible one."""
     eval_dir = adir / "eval"
     if eval_dir.exists():
         shutil.rmtree(eval_dir)
@@ -407,7 +539,8 @@ def evaluate_candidate(task: Task, candidate: Path | None, adir: Path, options: 
     judge_dir = "/gauntlet" if local else JUDGE_DIR     # under a 0700 tmpfs in a container
     extra_mounts, extra_args = [], []
     repo = Path(__file__).resolve().parent.parent
-    env = {"PYTHONPATH": str(repo), HIDE_ENV: str(adir.parent.parent.resolve())} if local else {}
+    env = ({"PYTHONPATH": str(repo), HIDE_ENV: str(adir.parent.parent.resolve()), **visible_env(options.device, gpu)}
+           if local else {})
     if options.device != "cpu" and not local:
         # one GPU lock folder for every evaluation container and local process (gpulock.py)
         host_locks = gpulock.lock_dir()
@@ -426,7 +559,8 @@ def evaluate_candidate(task: Task, candidate: Path | None, adir: Path, options: 
     sandbox = open_sandbox(options.backend, SandboxSpec(
         role="eval", platform=options.device, workdir=eval_dir, workdir_target=f"{judge_dir}/eval",
         mounts=(Mount(root, f"{judge_dir}/tasks"), *extra_mounts),
-        env=env, labels={"gauntlet.task": task.id, "gauntlet.run": str(adir.parent.parent.resolve())}))
+        env=env, gpu_ids=(gpu,) if gpu and options.device != "cpu" and not local else (),
+        labels={"gauntlet.task": task.id, "gauntlet.run": str(adir.parent.parent.resolve())}))
     out = eval_dir / "evaluation.json"
     task_in = sandbox.path(task.root)
     argv = [sys.executable if local else "python3", "-m", "runner.evaluator", task_in,
@@ -521,7 +655,7 @@ def reevaluate(run_dir: Path, options: RunOptions, tasks: dict[str, Task], progr
         raise RunError(f"{run_dir}: holds no run (no manifest.json)")
     manifest = read_manifest(manifest_path)
     lock = lock_run_dir(Path(run_dir))
-    for result_path in sorted(Path(run_dir).glob("attempts/*/result.json")):
+    for result_path in RunLayout(Path(run_dir)).result_paths():
         adir = result_path.parent
         try:
             old = AttemptResult.from_dict(read_json(result_path))

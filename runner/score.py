@@ -142,3 +142,35 @@ def attempt_scores(r: AttemptResult) -> dict:
     return {"aka": aka_score(r, "seen"), "aka_unseen": aka_score(r, "unseen"),
             "bounded": bounded_score(r, "seen"), "bounded_unseen": bounded_score(r, "unseen"),
             "passed_seen": passed(r, "seen"), "passed_unseen": passed(r, "unseen")}
+
+
+def by_task(results: list[AttemptResult]) -> dict[str, list[AttemptResult]]:
+    groups: dict[str, list[AttemptResult]] = {}
+    for r in results:
+        groups.setdefault(r.task, []).append(r)
+    return groups
+
+
+def pass_at_k(results: list[AttemptResult], k: int, split: str = "seen") -> float | None:
+    """Codex/HumanEval's unbiased pass@k, averaged over tasks: per task with n attempts of which c
+    pass, 1 - C(n-c, k) / C(n, k). Tasks with fewer than k attempts are left out."""
+    values = []
+    for rs in by_task(results).values():
+        n, c = len(rs), sum(passed(r, split) for r in rs)
+        if n < k:
+            continue
+        values.append(1.0 - (math.comb(n - c, k) / math.comb(n, k) if n - c >= k else 0.0))
+    return mean(values)
+
+
+def speedup_spread(results: list[AttemptResult], split: str = "seen") -> float | None:
+    """The spread across repeats: per task, the standard deviation of the speedup over its attempts
+    (a failed one counted as FAILED_SPEEDUP), averaged over tasks with two attempts or more."""
+    spreads = []
+    for rs in by_task(results).values():
+        if len(rs) < 2:
+            continue
+        values = speedups(rs, split, include_failures=True)
+        mu = sum(values) / len(values)
+        spreads.append(math.sqrt(sum((v - mu) ** 2 for v in values) / (len(values) - 1)))
+    return mean(spreads)

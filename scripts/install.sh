@@ -37,5 +37,5 @@ echo "[install] gauntlet + torch (CPU) + triton + pytest into $VENV"
 if ! "$VPY" -c "import torch" 2>/dev/null; then
   "$VPY" -m pip install -q "torch==2.13.0"
 fi
-"$VPY" -m pip install -q -e ".[dev]" triton
+"$VPY" -m pip install -q -e ".[dev,ray]" triton   # ray: tests of --executor ray
 echo "[install] done: $VENV/bin/gauntlet  (activate: . $VENV/bin/activate)"

@@ -1,0 +1,75 @@
+"""`gauntlet run --executor ray`: each attempt a Ray task; Ray places it (docs/scaling.md).
+
+The driver (this process) holds the run dir's lock and writes the manifest; it draws --unseen
+configs before it submits, so a remote attempt only runs `Attempt` and writes its own attempt
+folder, which must be on a file system every node shares (the one run dir). Each node runs its own
+sandbox backend. An attempt asks Ray for one CPU, one GPU on cuda/rocm (Ray sets the visible devices
+of the worker, which the evaluation inherits) and any --ray-resource. Ray does the scheduling and
+queueing; nothing here does.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .run import Attempt, AttemptKey, Run
+
+
+class RayError(RuntimeError):
+    """Ray is missing or the cluster cannot be reached (one line)."""
+
+
+def _remote_attempt(attempt: Attempt) -> dict:
+    return attempt.run().to_dict()
+
+
+def execute_on_ray(run: Run, keys: list[AttemptKey], address: str | None, resources: dict[str, float],
+                   on_start=None, on_done=None) -> list:
+    try:
+        import ray
+    except ImportError:
+        raise RayError("--executor ray: ray is not installed (pip install 'gauntlet[ray]')") from None
+    from .result import AttemptResult
+    repo = str(Path(__file__).resolve().parent.parent)
+    # Workers import this checkout's runner (a shared file system, or the same path on every node).
+    runtime_env = {"env_vars": {"PYTHONPATH": os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")]))}}
+    try:
+        ray.init(address=address, runtime_env=runtime_env, ignore_reinit_error=True, log_to_driver=False,
+                 include_dashboard=False)
+    except Exception as exc:   # ConnectionError, ValueError, ...: one line naming the address
+        raise RayError(f"--ray-address: cannot join Ray at {address or 'a new local cluster'}: "
+                       f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+    try:
+        gpus = 1 if run.options.device in ("cuda", "rocm") else 0
+        remote = ray.remote(_remote_attempt).options(num_cpus=1, num_gpus=gpus, resources=resources or None,
+                                                     max_retries=0)
+        pending = {}
+        for key in keys:
+            try:
+                drawn = run.drawn_configs(key.task)   # on the driver: it alone writes the manifest
+            except Exception as exc:
+                result = Attempt(key.task, run.options.for_agent(key.agent), run.attempt_dir(key.task, key.agent, key.k),
+                                 key.k, run.run_id).failed(exc)
+                if on_done:
+                    on_done(key, result)
+                continue
+            attempt = Attempt(key.task, run.options.for_agent(key.agent), run.attempt_dir(key.task, key.agent, key.k),
+                              key.k, run.run_id, drawn)
+            if on_start:
+                on_start(key)
+            pending[remote.remote(attempt)] = key
+        results = []
+        while pending:
+            done, _ = ray.wait(list(pending), num_returns=1)
+            key = pending.pop(done[0])
+            try:
+                result = AttemptResult.from_dict(ray.get(done[0]))
+            except Exception as exc:   # the worker died: an infra error, as in a thread
+                result = Attempt(key.task, run.options.for_agent(key.agent),
+                                 run.attempt_dir(key.task, key.agent, key.k), key.k, run.run_id).failed(exc)
+            results.append(result)
+            if on_done:
+                on_done(key, result)
+        return results
+    finally:
+        ray.shutdown()

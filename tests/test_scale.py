@@ -1,0 +1,229 @@
+"""Scale-out (docs/scaling.md): --jobs, the GPU pool, --attempts and several agents, Ray. Real CLI
+subprocesses, real git, the real evaluator on the CPU; the pool is tested with CPU slot names."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from .conftest import REPO, gauntlet
+
+SCALE = "triton2triton/scale"
+
+
+def clone_tasks(tasks_root: Path, names) -> None:
+    for name in names:
+        dest = tasks_root / "triton2triton" / name
+        shutil.copytree(tasks_root / SCALE, dest)
+        toml = dest / "task.toml"
+        toml.write_text(toml.read_text().replace('"triton2triton/scale"', f'"triton2triton/{name}"'))
+
+
+def results(out: Path) -> dict[str, dict]:
+    return {p.parent.name: json.loads(p.read_text()) for p in out.glob("attempts/*/result.json")}
+
+
+def windows(out: Path, field: str) -> list[tuple[float, float]]:
+    return [(r[f"{field}_started"], r[f"{field}_finished"]) for r in results(out).values()]
+
+
+def overlapping(spans) -> bool:
+    spans = sorted(spans)
+    return any(b[0] < a[1] for a, b in zip(spans, spans[1:]))
+
+
+def run_argv(tasks_root, out, *args):
+    return ["run", "--tasks", "triton2triton", "--tasks-root", tasks_root, "--device", "cpu", "--out", out, *args]
+
+
+# -- GpuPool -------------------------------------------------------------------------------------
+def test_pool_gives_each_evaluation_a_device_of_its_own_and_agents_share():
+    from runner.gpupool import GpuPool
+    pool = GpuPool.parse("0, 1")
+    assert pool.names == ["0", "1"]
+    with pool.evaluation() as a, pool.evaluation() as b:
+        assert {a, b} == {"0", "1"} and pool.free == []
+        got = []
+        waiter = threading.Thread(target=lambda: got.append(pool.evaluation().__enter__()))
+        waiter.start()
+        waiter.join(0.3)
+        assert waiter.is_alive() and not got          # no device free: the third evaluation waits
+    waiter.join(10)
+    assert got and got[0] in ("0", "1")
+    assert [pool.for_agent() for _ in range(4)] == ["0", "1", "0", "1"]
+
+
+@pytest.mark.parametrize("text,message", [("", "not a comma-separated"), ("0,,1", "not a comma-separated"),
+                                          ("0,0", "named twice: 0")])
+def test_pool_refuses_bad_names(text, message):
+    from runner.gpupool import GpuPool
+    with pytest.raises(ValueError, match=message):
+        GpuPool.parse(text)
+
+
+def test_pool_env_names_the_device_on_gpus_only():
+    from runner.gpupool import visible_env
+    assert visible_env("cuda", "1") == {"CUDA_VISIBLE_DEVICES": "1"}
+    assert visible_env("rocm", "0") == {"HIP_VISIBLE_DEVICES": "0"}
+    assert visible_env("cpu", "cpu") == {} and visible_env("cuda", None) == {}
+
+
+def test_bad_gpus_option_is_one_line(tasks_root, tmp_path):
+    proc = gauntlet(*run_argv(tasks_root, tmp_path / "run", "--agent", "noop", "--gpus", "0,0"), check=False)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert [line for line in proc.stderr.splitlines() if line.strip()] == ["Error: --gpus: devices named twice: 0"]
+
+
+# -- --jobs --------------------------------------------------------------------------------------
+def test_jobs_run_agents_side_by_side_and_evaluations_one_per_slot(tasks_root, tmp_path):
+    """4 tasks, an agent that sleeps 5 s, --jobs 4 with one evaluation slot: every attempt finishes,
+    the agents' spans overlap, the evaluations' windows never do, and each result.json has the
+    same shape and outcome as with --jobs 1."""
+    clone_tasks(tasks_root, ["scale_b", "scale_c", "scale_d"])
+    spans = tmp_path / "spans"
+    command = f"s=$(date +%s.%N); sleep 5; echo {{task_id}} $s $(date +%s.%N) >> {spans}"
+    parallel = tmp_path / "parallel"
+    proc = gauntlet(*run_argv(tasks_root, parallel, "--agent", "command", "--command", command, "--jobs", "4",
+                              "--gpus", "cpu"))
+    assert proc.stdout.count("start  triton2triton/") == 4        # not a TTY: plain lines per attempt
+    agent_spans = [tuple(map(float, line.split()[1:])) for line in spans.read_text().splitlines()]
+    assert len(agent_spans) == 4 and overlapping(agent_spans)
+    assert not overlapping(windows(parallel, "eval"))
+    assert {r["gpu"] for r in results(parallel).values()} == {"cpu"}
+
+    serial = tmp_path / "serial"
+    gauntlet(*run_argv(tasks_root, serial, "--agent", "command", "--command", "true", "--jobs", "1"))
+    many, one = results(parallel), results(serial)
+    assert sorted(many) == sorted(one) == ["triton2triton__scale", "triton2triton__scale_b",
+                                           "triton2triton__scale_c", "triton2triton__scale_d"]
+    for name in many:
+        assert list(many[name]) == list(one[name])
+        for key in ("status", "compiled", "correct_seen", "correct_unseen", "changed_files"):
+            assert many[name][key] == one[name][key], (name, key)
+    manifest = json.loads((parallel / "manifest.json").read_text())
+    assert manifest["finished"] and manifest["runs"][0]["gpus"] == ["cpu"]
+
+
+def _run_marked(run_dir: Path) -> list[psutil.Process]:
+    from runner.sandbox.local import RUN_MARKER
+    found = []
+    for proc in psutil.process_iter(["pid"]):
+        try:
+            if proc.environ().get(RUN_MARKER) == str(run_dir.resolve()):
+                found.append(proc)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    return found
+
+
+def test_sigkill_with_live_attempts_then_resume_keeps_finished_and_leaves_nothing_running(tasks_root, tmp_path):
+    clone_tasks(tasks_root, ["scale_b", "scale_c", "scale_d"])
+    out = tmp_path / "run"
+    log = tmp_path / "agent-starts"
+    slow = tmp_path / "slow"
+    slow.write_text("")
+    # scale finishes at once; the others sleep while `slow` exists, so they are live when the runner dies
+    command = f"echo {{task_id}} >> {log}; case {{task_id}} in */scale) ;; *) test -e {slow} && sleep 60;; esac; true"
+    argv = [sys.executable, "-m", "runner.cli", *map(str, run_argv(tasks_root, out, "--agent", "command",
+                                                                    "--command", command, "--jobs", "4"))]
+    proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    first = out / "attempts" / "triton2triton__scale" / "result.json"
+    deadline = time.monotonic() + 180
+    while not first.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert first.exists(), "the first attempt never finished"
+    while (not log.exists() or log.read_text().count("\n") < 4) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(_run_marked(out)) >= 3                    # three agents live
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    finished_before = {p.parent.name: p.read_bytes() for p in out.glob("attempts/*/result.json")}
+    assert list(finished_before) == ["triton2triton__scale"]
+
+    assert len(_run_marked(out)) >= 3                    # the killed runner's agents live on
+    slow.unlink()                                        # the redone agents finish at once
+    resumed = run_argv(tasks_root, out, "--agent", "command", "--command", command, "--jobs", "4", "--resume")
+    gauntlet(*resumed)
+    after = {p.parent.name: p.read_bytes() for p in out.glob("attempts/*/result.json")}
+    assert len(after) == 4 and after["triton2triton__scale"] == finished_before["triton2triton__scale"]
+    assert _run_marked(out) == []                        # the orphans of the killed runner are gone
+
+
+# -- --attempts and several agents ----------------------------------------------------------------
+def test_repeats_and_two_agents_give_one_report_with_pass_at_k(tasks_root, tmp_path):
+    out = tmp_path / "run"
+    gauntlet(*run_argv(tasks_root, out, "--agent", "oracle", "--agent", "noop", "--attempts", "2", "--jobs", "2"))
+    found = results(out)
+    assert sorted(found) == ["triton2triton__scale__noop", "triton2triton__scale__noop__k1",
+                             "triton2triton__scale__oracle", "triton2triton__scale__oracle__k1"]
+    assert sorted((r["agent"], r["attempt"]) for r in found.values()) == [
+        ("noop", 0), ("noop", 1), ("oracle", 0), ("oracle", 1)]
+    rows = {r["agent"]: r for r in json.loads(gauntlet("report", out, "--format", "json").stdout)}
+    assert rows["oracle"]["attempts"] == 2 and rows["oracle"]["attempts_per_task"] == 2
+    assert rows["oracle"]["pass_at_1"] == 1.0 and rows["oracle"]["pass_at_k"] == 1.0
+    assert rows["noop"]["pass_at_k"] is not None and rows["noop"]["speedup_spread_seen"] is not None
+    assert "Repeats" in gauntlet("report", out).stdout
+    # a resumed run may add repeats; the agents must match
+    gauntlet(*run_argv(tasks_root, out, "--agent", "oracle", "--agent", "noop", "--attempts", "3", "--resume"))
+    assert len(results(out)) == 6
+    other = gauntlet(*run_argv(tasks_root, out, "--agent", "oracle", "--attempts", "3", "--resume"), check=False)
+    assert other.returncode == 1 and "manifest.json: options:" in other.stderr
+
+
+def test_pass_at_k_is_the_unbiased_estimator():
+    from runner.result import AttemptResult
+    from runner.score import pass_at_k
+
+    def attempt(task, ok):
+        return AttemptResult(task=task, category="c", agent="a", device="cpu", status="ok", compiled=ok,
+                             correct_seen=ok)
+    # task a: 1 of 4 passes; task b: 0 of 4
+    rs = [attempt("a", i == 0) for i in range(4)] + [attempt("b", False) for _ in range(4)]
+    assert pass_at_k(rs, 1) == pytest.approx((0.25 + 0.0) / 2)
+    assert pass_at_k(rs, 2) == pytest.approx((1 - 3 / 6 + 0.0) / 2)     # 1 - C(3,2)/C(4,2)
+    assert pass_at_k(rs, 4) == pytest.approx(0.5) and pass_at_k(rs, 5) is None
+
+
+# -- Ray -------------------------------------------------------------------------------------------
+def test_ray_executor_on_a_local_cluster_started_by_the_test(tasks_root, tmp_path):
+    """A head started here with a custom resource standing in for GPUs; every attempt is a Ray task
+    that asks for one, and the results land in the one run dir."""
+    pytest.importorskip("ray", reason="ray is an optional extra: pip install -e '.[ray]'")
+    clone_tasks(tasks_root, ["scale_b"])
+    # the cluster lives as long as this process; it shuts down what it started when stdin closes
+    head = subprocess.Popen([sys.executable, "-c", "import ray, sys\n"
+                             "ray.init(num_cpus=2, num_gpus=0, resources={'fakegpu': 1}, include_dashboard=False)\n"
+                             "print(ray.get_runtime_context().gcs_address, flush=True)\n"
+                             "sys.stdin.read()\nray.shutdown()"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    address = head.stdout.readline().strip()
+    assert address, "the Ray head did not start"
+    try:
+        out = tmp_path / "run"
+        proc = gauntlet(*run_argv(tasks_root, out, "--agent", "oracle", "--executor", "ray",
+                                  "--ray-address", address, "--ray-resource", "fakegpu=1"))
+        found = results(out)
+        assert sorted(found) == ["triton2triton__scale", "triton2triton__scale_b"], proc.stdout
+        assert all(r["status"] == "ok" and r["correct_seen"] for r in found.values())
+        # one fakegpu in the cluster: the two attempts ran one after the other
+        assert not overlapping([(r["eval_started"], r["eval_finished"]) for r in found.values()])
+        assert json.loads((out / "manifest.json").read_text())["finished"]
+    finally:
+        head.stdin.close()
+        head.wait(timeout=120)
+
+
+def test_ray_executor_names_an_unreachable_cluster_in_one_line(tasks_root, tmp_path):
+    pytest.importorskip("ray", reason="ray is an optional extra: pip install -e '.[ray]'")
+    proc = gauntlet(*run_argv(tasks_root, tmp_path / "run", "--agent", "noop", "--executor", "ray",
+                              "--ray-address", "127.0.0.1:1"), check=False)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "--ray-address: cannot join Ray at 127.0.0.1:1" in proc.stderr, proc.stderr
