@@ -118,15 +118,17 @@ def find_cli(name: str) -> str | None:
 
 
 def preflight(spec, backend: str) -> None:
-    """Fail fast, before any sandbox starts: every required key set, the CLI installed (local)."""
-    missing = [k for k in spec.env_required if not os.environ.get(k)]
-    if missing:
-        raise GatewayError(f"agent {spec.name}: environment variable {', '.join(missing)} is not set "
-                           f"(needed by {spec.source.name if spec.source else spec.name})")
+    """Fail fast, before any sandbox starts, naming every missing prerequisite at once: each required
+    key, and the CLI itself on the local backend."""
+    source = spec.source.name if spec.source else spec.name
+    missing = [f"environment variable {k} is not set (needed by {source})"
+               for k in spec.env_required if not os.environ.get(k)]
     cli = getattr(spec, "cli", "")
     if cli and backend == "local" and not find_cli(cli):
-        raise GatewayError(f"agent {spec.name}: CLI {cli!r} not found on PATH or in {LOCAL_BIN} "
-                           f"(install it: {spec.install or 'see docs/agents.md'})")
+        missing.append(f"CLI {cli!r} not found on PATH or in {LOCAL_BIN} "
+                       f"(install it: {spec.install or 'see docs/agents.md'})")
+    if missing:
+        raise GatewayError(f"agent {spec.name}: " + "; ".join(missing))
     if spec.gateway:
         gateway_config(spec)
 

@@ -168,3 +168,14 @@ def test_install_script_pins_versions():
     assert re.search(r'CLAUDE_CODE_VERSION="\$\{CLAUDE_CODE_VERSION:-\d+\.\d+\.\d+\}"', text)
     assert re.search(r'CODEX_VERSION="\$\{CODEX_VERSION:-\d+\.\d+\.\d+\}"', text)
     assert "/.agents/" in (REPO / ".gitignore").read_text()
+
+
+def test_every_missing_prerequisite_is_named_at_once(tmp_path, tasks_root):
+    """Cursor with neither its key nor its CLI (it is not installable here): one line naming both."""
+    out = tmp_path / "run"
+    proc = gauntlet("run", "--agent", "cursor", "--tasks", "triton2triton", "--tasks-root", tasks_root,
+                    "--device", "cpu", "--out", out, isolate=False,
+                    env={"CURSOR_API_KEY": "", "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "CURSOR_API_KEY is not set" in proc.stderr and "CLI 'cursor-agent' not found" in proc.stderr
+    assert not out.exists()
