@@ -10,6 +10,7 @@ queueing; nothing here does.
 from __future__ import annotations
 
 import os
+import socket
 from pathlib import Path
 
 from .run import Attempt, AttemptKey, Run
@@ -17,6 +18,20 @@ from .run import Attempt, AttemptKey, Run
 
 class RayError(RuntimeError):
     """Ray is missing or the cluster cannot be reached (one line)."""
+
+
+def _check_reachable(address: str | None, timeout_s: float = 10.0) -> None:
+    """A host:port that refuses or drops a TCP connection is named now: ray.init retries a dead
+    GCS address for minutes before it gives up."""
+    if not address or "://" in address or address == "auto" or ":" not in address:
+        return
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s):
+            pass
+    except (OSError, ValueError) as exc:
+        raise RayError(f"--ray-address: cannot join Ray at {address}: "
+                       f"{exc.strerror or exc if isinstance(exc, OSError) else exc}") from None
 
 
 def _remote_attempt(attempt: Attempt) -> dict:
@@ -33,6 +48,7 @@ def execute_on_ray(run: Run, keys: list[AttemptKey], address: str | None, resour
     repo = str(Path(__file__).resolve().parent.parent)
     # Workers import this checkout's runner (a shared file system, or the same path on every node).
     runtime_env = {"env_vars": {"PYTHONPATH": os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")]))}}
+    _check_reachable(address)
     try:
         ray.init(address=address, runtime_env=runtime_env, ignore_reinit_error=True, log_to_driver=False,
                  include_dashboard=False)

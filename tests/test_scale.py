@@ -198,18 +198,22 @@ def test_ray_executor_on_a_local_cluster_started_by_the_test(tasks_root, tmp_pat
     that asks for one, and the results land in the one run dir."""
     pytest.importorskip("ray", reason="ray is an optional extra: pip install -e '.[ray]'")
     clone_tasks(tasks_root, ["scale_b"])
-    # the cluster lives as long as this process; it shuts down what it started when stdin closes
+    # the cluster lives as long as this process; it shuts down what it started when stdin closes.
+    # It binds to loopback only (tests never reach a host address: Ray's single-machine mode, which
+    # it names after Windows/macOS) and, being private to this test, runs without Ray's token auth;
+    # the head and the driver share both settings.
+    ray_env = {"RAY_AUTH_MODE": "disabled", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
     head = subprocess.Popen([sys.executable, "-c", "import ray, sys\n"
                              "ray.init(num_cpus=2, num_gpus=0, resources={'fakegpu': 1}, include_dashboard=False)\n"
                              "print(ray.get_runtime_context().gcs_address, flush=True)\n"
                              "sys.stdin.read()\nray.shutdown()"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={**os.environ, **ray_env})
     address = head.stdout.readline().strip()
-    assert address, "the Ray head did not start"
+    assert address.startswith("127.0.0.1:"), f"the Ray head did not start on loopback: {address!r}"
     try:
         out = tmp_path / "run"
         proc = gauntlet(*run_argv(tasks_root, out, "--agent", "oracle", "--executor", "ray",
-                                  "--ray-address", address, "--ray-resource", "fakegpu=1"))
+                                  "--ray-address", address, "--ray-resource", "fakegpu=1"), env=ray_env)
         found = results(out)
         assert sorted(found) == ["triton2triton__scale", "triton2triton__scale_b"], proc.stdout
         assert all(r["status"] == "ok" and r["correct_seen"] for r in found.values())
