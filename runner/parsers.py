@@ -21,8 +21,12 @@ system, message (role, text), thinking, tool_call (id, name, input), tool_result
 is_error), error, result. "t" is the event's own timestamp when it has one, else the arrival time
 of its line (agent_dir/stdout.times, written by the gateway), else null.
 
-Failure classes: auth, rate_limit, quota, network (infra: retryable, the attempt is not the agent's
-fault); context_overflow, max_turns, cli_crash, timeout (agent: not retryable).
+Failure classes (docs/agents.md "Failure classes"): model_api, auth, rate_limit, quota, network
+(infra: retryable, the attempt is not the agent's fault); context_overflow, max_turns, cli_crash,
+timeout (agent: not retryable). They come from structured signals, strongest first: the gateway's
+record of each model request (status code, stream outcome: `gateway_failure`), the CLI's final event
+(its error status and type fields; its error message only for a few fixed phrases, never digits),
+the exit code. stderr is never read for a class: free text there (timestamps, ids) matched anything.
 """
 from __future__ import annotations
 
@@ -33,7 +37,7 @@ from pathlib import Path
 
 from .agent import PARSERS, AgentReport
 
-INFRA_FAILURES = ("auth", "rate_limit", "quota", "network")
+INFRA_FAILURES = ("model_api", "auth", "rate_limit", "quota", "network")
 AGENT_FAILURES = ("context_overflow", "max_turns", "cli_crash", "timeout")
 
 # USD per million tokens: (input, cached input read, cache write, output). List prices of the
@@ -53,29 +57,40 @@ PRICES_PER_MTOK = {
     "gpt-5.2-codex": (1.75, 0.175, 0.0, 14.0),
 }
 
-# Lower-cased substrings of error text -> class, checked in this order (first match wins).
+# Lower-cased phrases of the CLI's final error message -> class, checked in this order (first match
+# wins). No digits: a status number in free text also matches timestamps, ids and sizes.
 _PATTERNS = (
     ("context_overflow", ("prompt is too long", "context_length_exceeded", "context window", "maximum context length",
                           "input is too long", "too many tokens")),
     ("quota", ("insufficient_quota", "exceeded your current quota", "credit balance is too low", "quota exceeded",
                "usage limit", "billing")),
-    ("auth", ("authentication_error", "invalid x-api-key", "invalid api key", "invalid_api_key", "401", "unauthorized",
-              "/login", "not logged in", "permission_error", "403 forbidden", "api key")),
-    ("rate_limit", ("rate_limit", "rate limit", "429", "too many requests", "overloaded", "529")),
-    ("network", ("econnrefused", "connection refused", "connection error", "fetch failed", "network", "error sending "
-                 "request", "stream disconnected", "timed out", "etimedout", "enotfound", "socket hang up",
-                 "econnreset", "connection reset", "502", "503", "504", "bad gateway", "service unavailable",
-                 "internal server error", "api_error", "500")),
+    ("auth", ("authentication_error", "invalid x-api-key", "invalid api key", "invalid_api_key", "unauthorized",
+              "/login", "not logged in", "permission_error", "forbidden")),
+    ("rate_limit", ("rate_limit", "rate limit", "too many requests")),
+    ("model_api", ("overloaded", "internal server error", "api_error", "server_error", "bad gateway",
+                   "service unavailable", "gateway timeout", "stream stalled", "sent nothing for")),
+    ("network", ("econnrefused", "connection refused", "connection error", "fetch failed", "error sending request",
+                 "stream disconnected", "etimedout", "enotfound", "socket hang up", "econnreset",
+                 "connection reset")),
 )
+# An HTTP status the CLI reports as a field (Claude's api_error_status) -> class.
+_STATUS_CLASSES = {401: "auth", 403: "auth", 429: "rate_limit", 413: "context_overflow"}
+
+
+def _status_class(status: int | None) -> str | None:
+    if not isinstance(status, int) or isinstance(status, bool):
+        return None
+    if status >= 500:
+        return "model_api"
+    return _STATUS_CLASSES.get(status)
 
 
 def classify(texts, *, timed_out: bool = False, exit_code: int | None = 0, is_error: bool = False,
              status: int | None = None) -> str | None:
-    """One failure class, or None when the run did not fail. `texts`: error messages only."""
+    """One failure class from the CLI's own final event, or None when the run did not fail.
+    `texts`: the final event's error messages only (never stderr); `status`: its HTTP status field."""
     if timed_out:
         return "timeout"
-    by_status = {401: "auth", 403: "auth", 429: "rate_limit", 413: "context_overflow", 529: "rate_limit",
-                 500: "network", 502: "network", 503: "network", 504: "network"}
     failed = is_error or exit_code not in (0, None)
     if not failed:
         return None
@@ -83,9 +98,88 @@ def classify(texts, *, timed_out: bool = False, exit_code: int | None = 0, is_er
     for name, needles in _PATTERNS:
         if any(n in blob for n in needles):
             return name
-    if status in by_status:
-        return by_status[status]
-    return "cli_crash"
+    return _status_class(status) or "cli_crash"
+
+
+def _error_code(record: dict) -> str:
+    """The error type/code the upstream's JSON body gives (structured: OpenAI `error.code`,
+    Anthropic `error.type`), or ""."""
+    try:
+        body = json.loads(record.get("response") or "")
+    except ValueError:
+        return ""
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return ""
+    return str(error.get("code") or error.get("type") or "")
+
+
+def record_failure(record: dict) -> str | None:
+    """The class one gateway record shows: None for a success or a request that says nothing about the
+    model API (the gateway's own refusals, the agent hanging up, other 4xx such as a bad request)."""
+    outcome, status = record.get("outcome"), record.get("status")
+    if record.get("method") == "CONNECT" or outcome in ("refused", "aborted"):
+        return None
+    if outcome in ("stalled", "cut", "malformed"):
+        return "model_api"
+    if outcome == "unreachable":
+        return "network"
+    if status == 429:
+        return "quota" if _error_code(record) == "insufficient_quota" else "rate_limit"
+    if status in (401, 403):
+        return "auth"
+    if isinstance(status, int) and status >= 500:
+        return "model_api"
+    return None
+
+
+def _is_success(record: dict) -> bool:
+    return (record.get("method") != "CONNECT" and isinstance(record.get("status"), int)
+            and 200 <= record["status"] < 300 and record.get("outcome", "complete") == "complete")
+
+
+def gateway_failure(records: list[dict]) -> str | None:
+    """The infra class of the model API's failures that no later request succeeded after, or None.
+    A failure followed by a success was a blip the CLI rode out (its retries)."""
+    failure = None
+    for record in records:
+        if _is_success(record):
+            failure = None
+        else:
+            failure = record_failure(record) or failure
+    return failure
+
+
+def gateway_records(agent_dir: Path) -> list[dict]:
+    """agent_dir/gateway.jsonl, in request order (a torn last line is skipped)."""
+    records = []
+    try:
+        lines = (Path(agent_dir) / "gateway.jsonl").read_text(errors="replace").splitlines()
+    except FileNotFoundError:
+        return []
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+    return records
+
+
+def attempt_failure(cli_failure: str | None, gateway_class: str | None, *, timed_out: bool,
+                    exit_code: int | None) -> str | None:
+    """An attempt's one failure class. Only a failed attempt (killed at the budget, a non-zero exit,
+    or a failure in the CLI's final event) has one; then the gateway's evidence about the model API
+    comes first (a model outage that burned the budget is model_api, not timeout), then the CLI's."""
+    failed = timed_out or exit_code not in (0, None) or cli_failure is not None
+    if not failed:
+        return None
+    if gateway_class:
+        if gateway_class == "rate_limit" and cli_failure == "quota":   # a 429 the CLI says is the quota
+            return "quota"
+        return gateway_class
+    return cli_failure or ("timeout" if timed_out else "cli_crash")
 
 
 def report_for(failure: str | None, usage=None, cost=None, turns=None) -> AgentReport:
@@ -180,13 +274,6 @@ def _stamp(value, arrival):
     return arrival
 
 
-def _tail(path: Path, limit: int = 4000) -> str:
-    try:
-        return path.read_text(errors="replace")[-limit:]
-    except FileNotFoundError:
-        return ""
-
-
 def _write_trajectory(agent_dir: Path, steps: list[dict]) -> None:
     with open(agent_dir / "trajectory.jsonl", "w") as fh:
         for step in steps:
@@ -269,8 +356,6 @@ def parse_claude(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int 
             return report_for("max_turns", usage, cost, turns)
         if result.get("terminal_reason") == "prompt_too_long" and not timed_out:
             return report_for("context_overflow", usage, cost, turns)
-    if is_error or exit_code not in (0, None) or result is None:
-        errors.append(_tail(agent_dir / "stderr.log"))
     status = result.get("api_error_status") if result else None
     failure = classify(errors, timed_out=timed_out, exit_code=exit_code,
                        is_error=is_error or (result is None and not timed_out),
@@ -333,10 +418,8 @@ def parse_codex(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int |
     steps.append({"t": steps[-1]["t"] if steps else None, "type": "result", "is_error": failed,
                   "usage": usage, "cost_usd": cost})
     _write_trajectory(agent_dir, steps)
-    if failed or exit_code not in (0, None):
-        errors.append(_tail(agent_dir / "stderr.log"))
-    else:
-        errors = []
+    if not failed:
+        errors = []           # "Reconnecting..." noise of a run that went on to finish
     failure = classify(errors, timed_out=timed_out, exit_code=exit_code, is_error=failed)
     return report_for(failure, usage, cost, turns or None)
 
@@ -399,8 +482,6 @@ def parse_cursor(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int 
         cost = float(result["total_cost_usd"])
     is_error = bool(result.get("is_error")) if result else False
     errors = [str(result.get("result") or "")] if is_error else []
-    if is_error or exit_code not in (0, None) or result is None:
-        errors.append(_tail(agent_dir / "stderr.log"))
     failure = classify(errors, timed_out=timed_out, exit_code=exit_code,
                        is_error=is_error or (result is None and not timed_out))
     return report_for(failure, usage, cost)

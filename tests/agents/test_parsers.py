@@ -170,7 +170,7 @@ def test_cursor_auth_failure(tmp_path):
 
 
 def test_classes_and_helpers():
-    assert set(INFRA_FAILURES) == {"auth", "rate_limit", "quota", "network"}
+    assert set(INFRA_FAILURES) == {"model_api", "auth", "rate_limit", "quota", "network"}
     assert {"context_overflow", "cli_crash", "timeout"} <= set(AGENT_FAILURES)
     assert classify(["401"], exit_code=0) is None                     # a clean exit is no failure
     assert classify([], exit_code=3) == "cli_crash" and classify([], timed_out=True) == "timeout"
