@@ -62,8 +62,10 @@ class AttemptContext:
 
 @dataclass
 class AgentReport:
-    """What the parser makes of an agent's output (usage from the CLI's own final event)."""
+    """What the parser makes of an agent's output (usage from the CLI's own final event, else the
+    gateway's meter: usage_source says which)."""
     usage: dict | None = None
+    usage_source: str | None = None  # "cli" | "gateway" | None (no usage known)
     cost_usd: float | None = None
     turns: int | None = None
     failure: str | None = None       # parsers.INFRA_FAILURES or parsers.AGENT_FAILURES (docs/agents.md)
@@ -91,6 +93,14 @@ def parse_output(spec: "AgentSpec", agent_dir: Path, timed_out: bool, exit_code:
     failure = parsers.attempt_failure(report.failure, parsers.gateway_failure(parsers.gateway_records(agent_dir)),
                                       timed_out=timed_out, exit_code=exit_code)
     report.failure, report.retryable = failure, failure in parsers.INFRA_FAILURES
+    if report.usage is not None:
+        report.usage_source = "cli"
+    else:   # no final event (killed at the budget, crashed): what the gateway metered still counts
+        metered, model = parsers.gateway_usage(agent_dir)
+        if metered:
+            report.usage, report.usage_source = metered, "gateway"
+            if report.cost_usd is None:
+                report.cost_usd = parsers.price(model, metered)
     return report
 
 

@@ -289,6 +289,20 @@ def _text_of(content) -> str:
     return "" if content is None else json.dumps(content)
 
 
+def gateway_usage(agent_dir: Path) -> tuple[dict, str | None]:
+    """The gateway meter's total usage (agent_dir/gateway.json; {} when it metered no tokens) and
+    its one model (None when it saw none or several: then no price)."""
+    try:
+        meter = json.loads((Path(agent_dir) / "gateway.json").read_text())
+    except (FileNotFoundError, ValueError):
+        return {}, None
+    usage = {k: v for k, v in (meter.get("usage") or {}).items() if isinstance(v, (int, float))}
+    if not any(usage.get(k) for k in TOKEN_KEYS):
+        return {}, None
+    models = sorted(meter.get("by_model") or {})
+    return usage, (models[0] if len(models) == 1 else None)
+
+
 def _gateway_models(agent_dir: Path) -> list[str]:
     try:
         return sorted(json.loads((agent_dir / "gateway.json").read_text()).get("by_model", {}))

@@ -373,6 +373,7 @@ class Run:
                     result.status = "agent_error"
                 report = parse_output(spec, agent_dir, outcome.timed_out, outcome.returncode)
                 result.agent_failure, result.usage, result.cost_usd = report.failure, report.usage, report.cost_usd
+                result.usage_source = report.usage_source
                 if report.retryable:     # the model API failed (or refused), not the agent: even at the budget
                     result.status = "infra_error"
             result.agent_seconds = round(time.monotonic() - started, 3)

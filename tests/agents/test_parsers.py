@@ -178,3 +178,22 @@ def test_classes_and_helpers():
                             "output_tokens_details": {"reasoning_tokens": 1}}, "openai") == {
         "input_tokens": 6, "cache_read_tokens": 4, "cache_write_tokens": 0, "output_tokens": 2, "reasoning_tokens": 1}
     assert price("no-such-model", {"input_tokens": 5}) is None
+
+
+def test_usage_falls_back_to_the_gateway_meter_when_the_cli_had_no_final_event(tmp_path):
+    """Killed at the budget, Claude Code prints no `result`: usage and cost come from the gateway meter."""
+    from runner.agent import parse_output, resolve_agent
+    adir = tmp_path / "a"
+    write(adir, CLAUDE_OK[:2])                                            # no result line
+    metered = {"input_tokens": 17000, "cache_read_tokens": 300, "cache_write_tokens": 20, "output_tokens": 900}
+    (adir / "gateway.json").write_text(json.dumps({"usage": metered, "by_model": {"gpt-5.1-codex": metered}}))
+    report = parse_output(resolve_agent("claude-code"), adir, True, None)
+    assert report.failure == "timeout" and report.usage == metered and report.usage_source == "gateway"
+    assert report.cost_usd == pytest.approx(price("gpt-5.1-codex", metered))
+    write(adir, CLAUDE_OK)                                                # with the final event: the CLI's
+    report = parse_output(resolve_agent("claude-code"), adir, False, 0)
+    assert report.usage_source == "cli" and report.usage["input_tokens"] == 200 and report.cost_usd == 0.25
+    (adir / "gateway.json").write_text(json.dumps({"usage": {}, "by_model": {}}))
+    write(adir, CLAUDE_OK[:2])
+    report = parse_output(resolve_agent("claude-code"), adir, True, None)
+    assert report.usage is None and report.usage_source is None
