@@ -18,8 +18,10 @@ normalized to one shape, the same shape the gateway's meter uses, so the two can
 
 agent_dir/trajectory.jsonl gets one JSON object per step: {"t", "type", ...} with type one of
 system, message (role, text), thinking, tool_call (id, name, input), tool_result (id, output,
-is_error), error, result. "t" is the event's own timestamp when it has one, else the arrival time
-of its line (agent_dir/stdout.times, written by the gateway), else null.
+is_error), error, result, truncated. Steps are in stream order; "t" is the arrival time of the
+event's line (agent_dir/stdout.times, written by the gateway), else the event's own timestamp, else
+the log's last write. The file is capped at LOG_LIMIT bytes (strings in a step at STEP_TEXT_LIMIT
+characters), as are stdout.log and stderr.log once parsed (cap_log): each cut leaves a marker.
 
 Failure classes (docs/agents.md "Failure classes"): model_api, auth, rate_limit, quota, network
 (infra: retryable, the attempt is not the agent's fault); context_overflow, max_turns, cli_crash,
@@ -240,7 +242,7 @@ def price(model: str | None, usage: dict) -> float | None:
 
 # -- shared plumbing -----------------------------------------------------------------------------
 def _lines(stdout: Path, agent_dir: Path):
-    """(arrival time or None, parsed event or None, raw line) for each stdout line."""
+    """(arrival time or None, whether it was measured, parsed event or None, raw line) per stdout line."""
     try:
         raw = Path(stdout).read_text(errors="replace").splitlines()
     except FileNotFoundError:
@@ -254,16 +256,21 @@ def _lines(stdout: Path, agent_dir: Path):
     except FileNotFoundError:
         last_write = None
     for i, line in enumerate(raw):
-        t = times[i] if i < len(times) else last_write
+        measured = i < len(times)
+        t = times[i] if measured else last_write
         try:
             event = json.loads(line)
         except ValueError:
             event = None
-        yield t, (event if isinstance(event, dict) else None), line
+        yield t, measured, (event if isinstance(event, dict) else None), line
 
 
-def _stamp(value, arrival):
-    """An event's own timestamp (ISO or epoch) as epoch seconds, else the arrival time."""
+def _stamp(value, arrival, measured: bool):
+    """A step's time: its line's measured arrival (one clock, in stream order: an event's own
+    timestamp can be older than lines before it, e.g. Claude's assistant messages stamped when they
+    began), else the event's own timestamp (ISO or epoch seconds), else the log's last write."""
+    if measured:
+        return arrival
     if isinstance(value, (int, float)):
         return float(value) / (1000.0 if value > 1e11 else 1.0)
     if isinstance(value, str):
@@ -274,10 +281,60 @@ def _stamp(value, arrival):
     return arrival
 
 
-def _write_trajectory(agent_dir: Path, steps: list[dict]) -> None:
-    with open(agent_dir / "trajectory.jsonl", "w") as fh:
-        for step in steps:
-            fh.write(json.dumps(step, default=str) + "\n")
+LOG_LIMIT = 4 << 20          # bytes kept of stdout.log, stderr.log and trajectory.jsonl each
+STEP_TEXT_LIMIT = 64 << 10   # characters kept of one string in a trajectory step
+
+
+def _clip(value):
+    """A step's strings clipped to STEP_TEXT_LIMIT (a 6 MiB answer is one string), with a marker."""
+    if isinstance(value, str) and len(value) > STEP_TEXT_LIMIT:
+        return value[:STEP_TEXT_LIMIT] + f"...[gauntlet: {len(value) - STEP_TEXT_LIMIT} characters cut]"
+    if isinstance(value, dict):
+        return {k: _clip(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clip(v) for v in value]
+    return value
+
+
+def _write_trajectory(agent_dir: Path, steps: list[dict], limit: int = LOG_LIMIT) -> None:
+    """At most `limit` bytes: all steps when they fit; else the first steps that fit, one `truncated`
+    step, and the last step (the result) when it is not itself huge."""
+    lines = [(json.dumps(_clip(step), default=str) + "\n").encode() for step in steps]
+    with open(agent_dir / "trajectory.jsonl", "wb") as fh:
+        if sum(map(len, lines)) <= limit:
+            fh.writelines(lines)
+            return
+        last = lines[-1] if len(lines[-1]) <= limit // 4 else b""
+        budget, kept = limit - len(last) - 256, 0            # 256: room for the marker step
+        while kept < len(lines) - 1 and len(lines[kept]) <= budget:
+            budget -= len(lines[kept])
+            kept += 1
+        fh.writelines(lines[:kept])
+        fh.write((json.dumps({"t": steps[kept].get("t"), "type": "truncated",
+                              "steps_dropped": len(lines) - kept - (1 if last else 0),
+                              "limit_bytes": limit}) + "\n").encode())
+        fh.write(last)
+
+
+def cap_log(path: Path, limit: int = LOG_LIMIT) -> bool:
+    """Cut the middle out of a log longer than `limit` bytes (whole lines; the head and the tail are
+    what one reads), leaving a marker line. Run after parsing: the parser reads the whole stream."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return False
+    if size <= limit:
+        return False
+    data = path.read_bytes()
+    head = data[:limit // 2]
+    head = head[:head.rfind(b"\n") + 1] or head
+    tail = data[-(limit // 2):]
+    cut = tail.find(b"\n", 0, len(tail) - 1)     # from a line start, unless the last line is the whole tail
+    tail = tail[cut + 1:] if cut >= 0 else tail
+    marker = f"[gauntlet: {len(data) - len(head) - len(tail)} bytes cut from the middle of this log]\n".encode()
+    path.write_bytes(head + marker + tail)
+    return True
 
 
 def _text_of(content) -> str:
@@ -313,16 +370,18 @@ def _gateway_models(agent_dir: Path) -> list[str]:
 # -- Claude Code ---------------------------------------------------------------------------------
 def parse_claude(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
     steps, result = [], None
-    for arrival, ev, line in _lines(stdout, agent_dir):
+    for arrival, measured, ev, line in _lines(stdout, agent_dir):
         if ev is None:
             if line.strip():
                 steps.append({"t": arrival, "type": "error", "text": line[:2000]})
             continue
-        t = _stamp(ev.get("timestamp"), arrival)
+        t = _stamp(ev.get("timestamp"), arrival, measured)
         kind = ev.get("type")
-        if kind == "system":
-            steps.append({"t": t, "type": "system", "subtype": ev.get("subtype"), "model": ev.get("model"),
+        if kind == "system" and ev.get("subtype") == "init":
+            steps.append({"t": t, "type": "system", "subtype": "init", "model": ev.get("model"),
                           "cwd": ev.get("cwd"), "session_id": ev.get("session_id"), "tools": ev.get("tools")})
+        elif kind == "system":    # api_retry (attempt, max_retries, retry_delay_ms, error_status, error), ...
+            steps.append({"t": t, "type": "system", **{k: v for k, v in ev.items() if k not in ("type", "uuid")}})
         elif kind in ("assistant", "user"):
             message = ev.get("message") or {}
             content = message.get("content")
@@ -381,12 +440,12 @@ def parse_claude(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int 
 def parse_codex(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
     steps, last_usage, failed, errors, turns = [], None, False, [], 0
     started: set = set()
-    for arrival, ev, line in _lines(stdout, agent_dir):
+    for arrival, measured, ev, line in _lines(stdout, agent_dir):
         if ev is None:
             if line.strip():
                 steps.append({"t": arrival, "type": "error", "text": line[:2000]})
             continue
-        t = _stamp(ev.get("timestamp"), arrival)
+        t = _stamp(ev.get("timestamp"), arrival, measured)
         kind = ev.get("type")
         if kind == "thread.started":
             steps.append({"t": t, "type": "system", "subtype": "thread.started", "session_id": ev.get("thread_id")})
@@ -457,12 +516,12 @@ def _cursor_tool(tool_call: dict) -> tuple[str, dict, dict | None]:
 
 def parse_cursor(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
     steps, result = [], None
-    for arrival, ev, line in _lines(stdout, agent_dir):
+    for arrival, measured, ev, line in _lines(stdout, agent_dir):
         if ev is None:
             if line.strip():
                 steps.append({"t": arrival, "type": "error", "text": line[:2000]})
             continue
-        t = _stamp(ev.get("timestamp_ms") or ev.get("timestamp"), arrival)
+        t = _stamp(ev.get("timestamp_ms") or ev.get("timestamp"), arrival, measured)
         kind = ev.get("type")
         if kind == "system":
             steps.append({"t": t, "type": "system", "subtype": ev.get("subtype"), "model": ev.get("model"),

@@ -34,6 +34,7 @@ from .agent import (AgentSpec, AttemptContext, apply_solution, build_prompt, par
 from .evaluator import gpulock
 from .evaluator.isolation import HIDE_ENV
 from .gateway import open_gateway
+from .parsers import cap_log
 from .result import MAX_SPEEDUP, AttemptResult, Evaluation, read_json, write_json
 from .sandbox import Mount, SandboxSpec, open_sandbox
 from .sandbox.docker import JUDGE_DIR
@@ -372,6 +373,8 @@ class Run:
                 elif outcome.returncode != 0:
                     result.status = "agent_error"
                 report = parse_output(spec, agent_dir, outcome.timed_out, outcome.returncode)
+                for log in ("stdout.log", "stderr.log"):    # parsed in full above; kept bounded on disk
+                    cap_log(agent_dir / log)
                 result.agent_failure, result.usage, result.cost_usd = report.failure, report.usage, report.cost_usd
                 result.usage_source = report.usage_source
                 if report.retryable:     # the model API failed (or refused), not the agent: even at the budget
