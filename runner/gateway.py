@@ -94,6 +94,8 @@ DEFAULT_IDLE_TIMEOUT_S = 120.0   # a streamed response silent this long is stall
 #   unreachable  no response from the upstream at all (connection refused, reset before headers)
 #   refused      the gateway's own policy answered (wrong key, path not allowed); never sent upstream
 #   aborted      the agent went away or the attempt ended mid-request (the agent's doing, not the API's)
+_OUTCOME_ERRORS = {"cut": "the stream ended before its terminal event",
+                   "malformed": "the stream carried an event whose data is not JSON"}
 OUTCOMES = ("complete", "stalled", "cut", "malformed", "unreachable", "refused", "aborted")
 # terminal stream events per protocol: a stream that ends before one of these was cut
 _TERMINAL_EVENTS = {"anthropic": {"message_stop"},
@@ -621,8 +623,9 @@ def _make_handler(gw: Gateway):
                               "outcome": outcome or _stream_outcome(meter, gw.closed.is_set()),
                               "usage": meter.normalized(), "usage_raw": meter.usage,
                               "response_bytes": meter.bytes, "response": meter.raw.decode("utf-8", "replace")})
-                if meter.error or error:
-                    entry["error"] = error or meter.error
+                error_text = error or meter.error or _OUTCOME_ERRORS.get(entry["outcome"])
+                if error_text:
+                    entry["error"] = error_text
                 gw.log(entry)
             try:
                 if not meter.streaming:                      # JSON and errors: small, read whole

@@ -257,6 +257,7 @@ def test_stream_outcomes_are_recorded_and_a_stall_is_stopped(tmp_path, monkeypat
         server.close()
     entry = jsonl(tmp_path / "agent" / "gateway.jsonl")[-1]
     assert entry["status"] == 200 and entry["outcome"] == outcome
+    assert ("error" in entry) == (fault is not None)                 # faults are recorded as errors
     assert entry["response_bytes"] > 0
     if protocol == "anthropic" or fault is None:      # message_start carries usage; response.created none
         assert entry["usage"]["input_tokens"] > 0
