@@ -85,7 +85,9 @@ def agent_file(tmp_path: Path, agent: str, idle_s: float) -> Path:
     folder = tmp_path / "agents"
     folder.mkdir(exist_ok=True)
     path = folder / f"{agent}.toml"
-    path.write_text((REPO / "agents" / f"{agent}.toml").read_text() + f"\nidle_timeout_s = {idle_s}\n")
+    text = "".join(line for line in (REPO / "agents" / f"{agent}.toml").read_text().splitlines(keepends=True)
+                   if not line.startswith("idle_timeout_s"))
+    path.write_text(text + f"\nidle_timeout_s = {idle_s}\n")
     return path
 
 
