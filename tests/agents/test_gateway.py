@@ -18,7 +18,7 @@ from runner.agent import resolve_agent
 from runner.gateway import open_gateway
 from runner.model_server import ScriptedModelServer
 
-from .conftest import jsonl
+from .conftest import jsonl, tasks_root  # noqa: F401  (fixture)
 
 TOOL = {"name": "Bash", "description": "run", "input_schema": {"type": "object"}}
 
@@ -274,3 +274,13 @@ def test_idle_timeout_must_be_positive_seconds(tmp_path):
         with pytest.raises(GatewayError, match=r"claude-code.toml: gateway.idle_timeout_s: "):
             gateway_config(dataclasses.replace(spec, gateway={**spec.gateway, "idle_timeout_s": bad}))
     assert gateway_config(spec)["idle_timeout_s"] == 120.0
+
+
+def test_a_bad_idle_timeout_is_one_line_from_the_cli(tmp_path, tasks_root):
+    from .conftest import REPO, gauntlet
+    agent = tmp_path / "claude-code.toml"
+    agent.write_text((REPO / "agents" / "claude-code.toml").read_text() + "\nidle_timeout_s = -5\n")
+    proc = gauntlet("run", "--agent", agent, "--tasks", "triton2triton", "--tasks-root", tasks_root, "--device", "cpu",
+                    "--budget", "10", "--out", tmp_path / "run", env={"ANTHROPIC_API_KEY": "sk-x"}, isolate=False)
+    assert proc.returncode not in (0, 3) and "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == f"Error: {agent}: gateway.idle_timeout_s: -5 is not a number of seconds above 0"
