@@ -62,11 +62,13 @@ class AttemptContext:
 
 @dataclass
 class AgentReport:
-    """What the parser makes of an agent's output (usage from the CLI's own final event)."""
+    """What the parser makes of an agent's output (usage from the CLI's own final event, else the
+    gateway's meter: usage_source says which)."""
     usage: dict | None = None
+    usage_source: str | None = None  # "cli" | "gateway" | None (no usage known)
     cost_usd: float | None = None
     turns: int | None = None
-    failure: str | None = None       # auth rate_limit quota network context_overflow cli_crash timeout
+    failure: str | None = None       # parsers.INFRA_FAILURES or parsers.AGENT_FAILURES (docs/agents.md)
     retryable: bool = False          # infra classes are, agent classes are not
 
 
@@ -82,11 +84,24 @@ PARSERS = {"plain": _plain_parser}
 
 
 def parse_output(spec: "AgentSpec", agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
-    from . import parsers  # noqa: F401  (registers the agent CLI parsers into PARSERS)
+    """The parser's report, its failure class settled with the gateway's records of the model API."""
+    from . import parsers  # registers the agent CLI parsers into PARSERS
     parser = PARSERS.get(spec.parser)
     if parser is None:
         raise AgentError(spec.source, "parser", f"unknown parser {spec.parser!r} (known: {', '.join(PARSERS)})")
-    return parser(agent_dir / "stdout.log", agent_dir, timed_out, exit_code)
+    report = parser(agent_dir / "stdout.log", agent_dir, timed_out, exit_code)
+    failure = parsers.attempt_failure(report.failure, parsers.gateway_failure(parsers.gateway_records(agent_dir)),
+                                      timed_out=timed_out, exit_code=exit_code)
+    report.failure, report.retryable = failure, failure in parsers.INFRA_FAILURES
+    if report.usage is not None:
+        report.usage_source = "cli"
+    else:   # no final event (killed at the budget, crashed): what the gateway metered still counts
+        metered, model = parsers.gateway_usage(agent_dir)
+        if metered:
+            report.usage, report.usage_source = metered, "gateway"
+            if report.cost_usd is None:
+                report.cost_usd = parsers.price(model, metered)
+    return report
 
 
 def default_agents_dir() -> Path:

@@ -18,6 +18,11 @@ What it does, per attempt:
   * streams responses through unbuffered (SSE) while metering tokens from them, independently of
     what the CLI reports, and records a transcript: agent_dir/gateway.jsonl (one line per request)
     and agent_dir/gateway.json (the meter, rewritten after every request);
+  * records each request's outcome (OUTCOMES): a stream that ended without its terminal event is
+    "cut", one with an event that is not JSON "malformed", and one that sends nothing for
+    `idle_timeout_s` (the [gateway] table; default DEFAULT_IDLE_TIMEOUT_S) is stopped by the gateway
+    itself and "stalled": the agent gets an error event and a closed connection instead of waiting
+    on its CLI's own (often hour-long) idle timeout;
   * timestamps the agent's stdout lines as they arrive (agent_dir/stdout.times: one epoch per line),
     which the parsers use for trajectory timestamps when the stream carries none.
 
@@ -80,6 +85,21 @@ _AUTH = {"x-api-key", "authorization", "api-key"}
 _SERVER_TOOL_PREFIXES = ("web_search", "web_fetch", "code_execution", "code_interpreter", "file_search",
                          "computer_use_preview", "image_generation", "mcp")
 TRANSCRIPT_BODY_LIMIT = 1 << 20
+DEFAULT_IDLE_TIMEOUT_S = 120.0   # a streamed response silent this long is stalled (agent file: gateway.idle_timeout_s)
+# How a request ended, as gateway.jsonl records it (docs/agents.md "Failure classes"):
+#   complete     the whole response arrived (a stream: through its terminal event)
+#   stalled      a stream sent nothing for idle_timeout_s; the gateway stopped it
+#   cut          the upstream closed or broke the stream before its terminal event
+#   malformed    the stream carried an event whose data is not JSON
+#   unreachable  no response from the upstream at all (connection refused, reset before headers)
+#   refused      the gateway's own policy answered (wrong key, path not allowed); never sent upstream
+#   aborted      the agent went away or the attempt ended mid-request (the agent's doing, not the API's)
+_OUTCOME_ERRORS = {"cut": "the stream ended before its terminal event",
+                   "malformed": "the stream carried an event whose data is not JSON"}
+OUTCOMES = ("complete", "stalled", "cut", "malformed", "unreachable", "refused", "aborted")
+# terminal stream events per protocol: a stream that ends before one of these was cut
+_TERMINAL_EVENTS = {"anthropic": {"message_stop"},
+                    "openai-responses": {"response.completed", "response.incomplete", "response.failed"}}
 
 
 class GatewayError(RuntimeError):
@@ -103,6 +123,10 @@ def gateway_config(spec) -> dict:
         raise GatewayError(f"{spec.source}: gateway.protocol: {protocol!r} is not one of {', '.join(PROTOCOLS)}")
     config = {**PROTOCOLS[protocol], **table}
     config["agent_env"] = {**PROTOCOLS[protocol]["agent_env"], **table.get("agent_env", {})}
+    idle = table.get("idle_timeout_s", DEFAULT_IDLE_TIMEOUT_S)
+    if isinstance(idle, bool) or not isinstance(idle, (int, float)) or not 0 < idle < float("inf"):
+        raise GatewayError(f"{spec.source}: gateway.idle_timeout_s: {idle!r} is not a number of seconds above 0")
+    config["idle_timeout_s"] = float(idle)
     override = os.environ.get("GAUNTLET_GATEWAY_UPSTREAM")
     if override:
         if protocol == "connect":
@@ -177,8 +201,12 @@ class SSEMeter:
         self.model: str | None = None
         self.usage: dict = {}
         self.error: str | None = None
+        self.bytes = 0                   # all of the body, not only what the transcript keeps
+        self.terminal = False            # the stream's terminal event arrived
+        self.malformed = False           # an event's data was not JSON
 
     def feed(self, data: bytes) -> None:
+        self.bytes += len(data)
         if len(self.raw) < TRANSCRIPT_BODY_LIMIT:
             self.raw += data[:TRANSCRIPT_BODY_LIMIT - len(self.raw)]
         if not self.streaming:
@@ -190,9 +218,14 @@ class SSEMeter:
             payload = b"\n".join(line[5:].lstrip() for line in block.split(b"\n") if line.startswith(b"data:"))
             if payload and payload != b"[DONE]":
                 try:
-                    self.event(json.loads(payload))
+                    event = json.loads(payload)
                 except ValueError:
-                    pass
+                    self.malformed = True
+                    continue
+                if isinstance(event, dict):
+                    self.event(event)
+                else:
+                    self.malformed = True
 
     def finish(self) -> None:
         if not self.streaming and self.buf:
@@ -212,6 +245,8 @@ class SSEMeter:
 
     def event(self, ev: dict) -> None:
         kind = ev.get("type", "")
+        if kind in _TERMINAL_EVENTS.get(self.protocol, ()):
+            self.terminal = True
         if self.protocol == "anthropic":
             if kind == "message_start":
                 msg = ev.get("message") or {}
@@ -266,6 +301,7 @@ class Gateway:
         self.by_model: dict = {}
         self.requests = 0
         self.statuses: dict = {}
+        self.outcomes: dict = {}
         self.refused = 0
         self._open: set = set()             # sockets to close on shutdown (hung upstreams)
         self._summary_final = False
@@ -328,6 +364,8 @@ class Gateway:
             self.requests += 1
             key = str(entry.get("status"))
             self.statuses[key] = self.statuses.get(key, 0) + 1
+            outcome = entry.get("outcome") or "unknown"
+            self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
             usage = entry.get("usage") or {}
             if entry.get("refused"):
                 self.refused += 1
@@ -343,7 +381,7 @@ class Gateway:
         with self.lock:
             return {"protocol": self.protocol, "upstream": self.config.get("upstream") or
                     self.config.get("allow_hosts"), "requests": self.requests, "refused": self.refused,
-                    "statuses": dict(self.statuses), "usage": dict(self.totals),
+                    "statuses": dict(self.statuses), "outcomes": dict(self.outcomes), "usage": dict(self.totals),
                     "by_model": {k: dict(v) for k, v in self.by_model.items()}}
 
     def write_summary(self) -> None:
@@ -471,14 +509,15 @@ def _make_handler(gw: Gateway):
             length = int(self.headers.get("content-length") or 0)
             return self.rfile.read(length) if length else b""
 
-        def _refuse(self, status: int, message: str, entry: dict) -> None:
+        def _refuse(self, status: int, message: str, entry: dict, outcome: str = "refused") -> None:
             kind = {401: "authentication_error", 403: "permission_error", 404: "not_found_error"}.get(
                 status, "api_error")
             body = (json.dumps({"type": "error", "error": {"type": kind, "message": f"gauntlet gateway: {message}"}})
                     if protocol == "anthropic" else
                     json.dumps({"error": {"type": kind, "code": kind, "message": f"gauntlet gateway: {message}"}}))
             data = body.encode()
-            gw.log({**entry, "status": status, "refused": message, "t1": time.time()})
+            gw.log({**entry, "status": status, "outcome": outcome, "t1": time.time(),
+                    **({"refused": message} if outcome == "refused" else {"error": message})})
             try:
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
@@ -504,7 +543,7 @@ def _make_handler(gw: Gateway):
             try:
                 upstream = socket.create_connection((host.strip("[]"), int(port)), timeout=30)
             except (OSError, ValueError) as exc:
-                return self._refuse(502, f"cannot reach {self.path}: {exc}", entry)
+                return self._refuse(502, f"cannot reach {self.path}: {exc}", entry, outcome="unreachable")
             upstream.settimeout(None)
             gw.track(upstream)
             self.send_response(200, "Connection established")
@@ -513,7 +552,8 @@ def _make_handler(gw: Gateway):
             sent, received = _splice(self.connection, upstream, gw.closed)
             gw.untrack(upstream)
             self.close_connection = True
-            gw.log({**entry, "status": 200, "t1": time.time(), "request_bytes": sent, "response_bytes": received})
+            gw.log({**entry, "status": 200, "outcome": "complete", "t1": time.time(), "request_bytes": sent,
+                    "response_bytes": received})
 
         def _forward(self):
             path_only = self.path.split("?", 1)[0]
@@ -548,20 +588,30 @@ def _make_handler(gw: Gateway):
             headers["host"] = gw.upstream_host()
             headers["accept-encoding"] = "identity"       # the meter reads the stream
             headers["content-length"] = str(len(body))
+            streaming_request = bool(isinstance(request_json, dict) and request_json.get("stream"))
+            idle = gw.config.get("idle_timeout_s", DEFAULT_IDLE_TIMEOUT_S)
             try:
                 conn, prefix = gw.upstream_connection()
                 conn.request(self.command, _strip_path_prefix(self.path, prefix), body=body, headers=headers)
-                gw.track(conn.sock)
+                upstream_sock = conn.sock   # conn.sock goes None when the response says "close"
+                gw.track(upstream_sock)
+                if streaming_request:       # a streamed answer starts at once; silence is a stall
+                    upstream_sock.settimeout(idle)
                 resp = conn.getresponse()
+            except TimeoutError:
+                return self._refuse(504, f"upstream sent nothing for {idle:g} s", entry, outcome="stalled")
             except (OSError, http.client.HTTPException) as exc:
                 if gw.closed.is_set():
-                    return self._refuse(502, "the attempt ended while waiting for the upstream", entry)
-                return self._refuse(502, f"upstream unreachable: {exc}", entry)
+                    return self._refuse(502, "the attempt ended while waiting for the upstream", entry,
+                                        outcome="aborted")
+                return self._refuse(502, f"upstream unreachable: {exc}", entry, outcome="unreachable")
             ctype = resp.getheader("content-type") or ""
             meter = SSEMeter(protocol, streaming="event-stream" in ctype)
+            if meter.streaming:
+                upstream_sock.settimeout(idle)
             length = resp.getheader("content-length")
             chunked = length is None
-            error, logged = None, False
+            error, outcome, logged = None, None, False
 
             def record():
                 # Metered and logged before the agent sees the end of the response, so whoever
@@ -572,16 +622,23 @@ def _make_handler(gw: Gateway):
                 logged = True
                 meter.finish()
                 entry.update({"status": resp.status, "t1": time.time(), "model": meter.model or entry.get("model"),
+                              "outcome": outcome or _stream_outcome(meter, gw.closed.is_set()),
                               "usage": meter.normalized(), "usage_raw": meter.usage,
-                              "response_bytes": len(meter.raw), "response": meter.raw.decode("utf-8", "replace")})
-                if meter.error or error:
-                    entry["error"] = error or meter.error
+                              "response_bytes": meter.bytes, "response": meter.raw.decode("utf-8", "replace")})
+                error_text = error or meter.error or _OUTCOME_ERRORS.get(entry["outcome"])
+                if error_text:
+                    entry["error"] = error_text
                 gw.log(entry)
             try:
                 if not meter.streaming:                      # JSON and errors: small, read whole
-                    data = resp.read()
+                    try:
+                        data = resp.read()
+                    except (OSError, http.client.HTTPException) as exc:
+                        error, outcome = f"{type(exc).__name__}: {exc}", "aborted" if gw.closed.is_set() else "cut"
+                        raise
                     meter.feed(data)
                     chunked, length = False, str(len(data))
+                    outcome = "complete"
                     record()
                 self.send_response(resp.status, resp.reason)
                 for k, v in resp.getheaders():
@@ -597,30 +654,68 @@ def _make_handler(gw: Gateway):
                 else:
                     self.wfile.flush()
                     while True:
-                        data = resp.read1(65536)
+                        try:
+                            data = resp.read1(65536)
+                        except TimeoutError:
+                            error, outcome = f"the upstream stream sent nothing for {idle:g} s", "stalled"
+                            break
+                        except (OSError, http.client.HTTPException) as exc:
+                            error = f"{type(exc).__name__}: {exc}"
+                            break                    # cut (or aborted): _stream_outcome decides
                         if not data:
                             break
                         meter.feed(data)
-                        if chunked:
-                            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-                        else:
-                            self.wfile.write(data)
-                        self.wfile.flush()
+                        try:
+                            if chunked:
+                                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                            else:
+                                self.wfile.write(data)
+                            self.wfile.flush()
+                        except OSError as exc:       # the agent hung up (or was killed)
+                            error, outcome = f"agent side: {type(exc).__name__}: {exc}", "aborted"
+                            raise
                     record()
-                    if chunked:
+                    if entry["outcome"] == "stalled":
+                        # tell the CLI why, then end the connection without a terminal event: it
+                        # retries or fails now instead of waiting on its own idle timeout
+                        data = _stall_event(protocol, error)
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
+                        self.wfile.flush()
+                        self.close_connection = True
+                    elif chunked:
                         self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
             except (OSError, http.client.HTTPException, ValueError) as exc:
-                error = f"{type(exc).__name__}: {exc}"
+                error = error or f"{type(exc).__name__}: {exc}"
+                outcome = outcome or "aborted"
                 self.close_connection = True
             finally:
-                gw.untrack(conn.sock)
+                gw.untrack(upstream_sock)
                 conn.close()
                 record()
 
         do_POST = do_GET = do_PUT = do_DELETE = do_PATCH = _forward
 
     return Handler
+
+
+def _stream_outcome(meter: SSEMeter, attempt_over: bool) -> str:
+    """How a streamed response ended, judged from what the meter saw (see OUTCOMES)."""
+    if meter.malformed:
+        return "malformed"
+    if meter.terminal or not meter.streaming:
+        return "complete"
+    return "aborted" if attempt_over else "cut"
+
+
+def _stall_event(protocol: str, message: str | None) -> bytes:
+    """The SSE error event the gateway sends an agent whose stream it stopped."""
+    text = f"gauntlet gateway: {message or 'the upstream stream stalled'}"
+    if protocol == "anthropic":
+        event = {"type": "error", "error": {"type": "api_error", "message": text}}
+    else:
+        event = {"type": "error", "code": "server_error", "message": text}
+    return f"event: error\ndata: {json.dumps(event)}\n\n".encode()
 
 
 def _transcript_request(body: dict) -> dict:

@@ -24,6 +24,13 @@ retried request gets the same answer. Steps:
                                                   at or past this step gets it, retries included)
   {error = "quota"} / {error = "context"}          429 insufficient_quota / 400 prompt too long
   {hang = true}                                    accept the request and never answer
+  {stall = true}                                   start the stream (its first event), then send nothing
+                                                  more until the server closes
+  {cut = true}                                     start the stream, then close the connection: no
+                                                  terminal event (message_stop / response.completed)
+  {malformed = true}                               start the stream, then an event whose data is not JSON,
+                                                  then close
+  Faults (error, hang, stall, cut, malformed) hit every request at or past their step, retries included.
 
 Past the end of the script the last `text` step (or "Done.") is played again. Requests with no
 tools (titles, probes) get a short text answer and do not advance the script. Paths in steps are
@@ -236,6 +243,9 @@ def _make_handler(server: ScriptedModelServer):
                 server._stop.wait()        # until the server closes
                 self.close_connection = True
                 return True
+            if step.get("stall") or step.get("cut") or step.get("malformed"):
+                self._fault_stream(step, protocol)
+                return True
             if "error" in step:
                 key = step["error"]
                 status, a_type, o_type, message = (ERRORS[key] if key in ERRORS else
@@ -245,6 +255,26 @@ def _make_handler(server: ScriptedModelServer):
                            headers)
                 return True
             return False
+
+        def _fault_stream(self, step: dict, protocol: str) -> None:
+            """A stream that starts like a real one and then stalls, is cut, or turns to garbage."""
+            self._sse_start()
+            if protocol == "anthropic":
+                self._event("message_start", {"type": "message_start", "message": {
+                    "id": f"msg_{uuid.uuid4().hex[:20]}", "type": "message", "role": "assistant", "model": MODEL,
+                    "content": [], "stop_reason": None, "stop_sequence": None,
+                    "usage": {"input_tokens": 100, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+                              "output_tokens": 1}}})
+            else:
+                self._event("response.created", {"type": "response.created", "sequence_number": 0, "response": {
+                    "id": f"resp_{uuid.uuid4().hex[:20]}", "object": "response", "created_at": int(time.time()),
+                    "model": MODEL, "status": "in_progress", "output": []}})
+            if step.get("stall"):
+                server._stop.wait()
+            elif step.get("malformed"):
+                self.wfile.write(b"event: content_block_delta\ndata: {not json at all\n\n")
+                self.wfile.flush()
+            # returning closes the connection (connection: close): for "cut" that is the whole point
 
         # -- Anthropic Messages --------------------------------------------------------------------------
         def _anthropic(self, body: dict) -> None:

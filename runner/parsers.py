@@ -18,11 +18,17 @@ normalized to one shape, the same shape the gateway's meter uses, so the two can
 
 agent_dir/trajectory.jsonl gets one JSON object per step: {"t", "type", ...} with type one of
 system, message (role, text), thinking, tool_call (id, name, input), tool_result (id, output,
-is_error), error, result. "t" is the event's own timestamp when it has one, else the arrival time
-of its line (agent_dir/stdout.times, written by the gateway), else null.
+is_error), error, result, truncated. Steps are in stream order; "t" is the arrival time of the
+event's line (agent_dir/stdout.times, written by the gateway), else the event's own timestamp, else
+the log's last write. The file is capped at LOG_LIMIT bytes (strings in a step at STEP_TEXT_LIMIT
+characters), as are stdout.log and stderr.log once parsed (cap_log): each cut leaves a marker.
 
-Failure classes: auth, rate_limit, quota, network (infra: retryable, the attempt is not the agent's
-fault); context_overflow, max_turns, cli_crash, timeout (agent: not retryable).
+Failure classes (docs/agents.md "Failure classes"): model_api, auth, rate_limit, quota, network
+(infra: retryable, the attempt is not the agent's fault); context_overflow, max_turns, cli_crash,
+timeout (agent: not retryable). They come from structured signals, strongest first: the gateway's
+record of each model request (status code, stream outcome: `gateway_failure`), the CLI's final event
+(its error status and type fields; its error message only for a few fixed phrases, never digits),
+the exit code. stderr is never read for a class: free text there (timestamps, ids) matched anything.
 """
 from __future__ import annotations
 
@@ -33,7 +39,7 @@ from pathlib import Path
 
 from .agent import PARSERS, AgentReport
 
-INFRA_FAILURES = ("auth", "rate_limit", "quota", "network")
+INFRA_FAILURES = ("model_api", "auth", "rate_limit", "quota", "network")
 AGENT_FAILURES = ("context_overflow", "max_turns", "cli_crash", "timeout")
 
 # USD per million tokens: (input, cached input read, cache write, output). List prices of the
@@ -53,29 +59,40 @@ PRICES_PER_MTOK = {
     "gpt-5.2-codex": (1.75, 0.175, 0.0, 14.0),
 }
 
-# Lower-cased substrings of error text -> class, checked in this order (first match wins).
+# Lower-cased phrases of the CLI's final error message -> class, checked in this order (first match
+# wins). No digits: a status number in free text also matches timestamps, ids and sizes.
 _PATTERNS = (
     ("context_overflow", ("prompt is too long", "context_length_exceeded", "context window", "maximum context length",
                           "input is too long", "too many tokens")),
     ("quota", ("insufficient_quota", "exceeded your current quota", "credit balance is too low", "quota exceeded",
                "usage limit", "billing")),
-    ("auth", ("authentication_error", "invalid x-api-key", "invalid api key", "invalid_api_key", "401", "unauthorized",
-              "/login", "not logged in", "permission_error", "403 forbidden", "api key")),
-    ("rate_limit", ("rate_limit", "rate limit", "429", "too many requests", "overloaded", "529")),
-    ("network", ("econnrefused", "connection refused", "connection error", "fetch failed", "network", "error sending "
-                 "request", "stream disconnected", "timed out", "etimedout", "enotfound", "socket hang up",
-                 "econnreset", "connection reset", "502", "503", "504", "bad gateway", "service unavailable",
-                 "internal server error", "api_error", "500")),
+    ("auth", ("authentication_error", "invalid x-api-key", "invalid api key", "invalid_api_key", "unauthorized",
+              "/login", "not logged in", "permission_error", "forbidden")),
+    ("rate_limit", ("rate_limit", "rate limit", "too many requests")),
+    ("model_api", ("overloaded", "internal server error", "api_error", "server_error", "bad gateway",
+                   "service unavailable", "gateway timeout", "stream stalled", "sent nothing for")),
+    ("network", ("econnrefused", "connection refused", "connection error", "fetch failed", "error sending request",
+                 "stream disconnected", "etimedout", "enotfound", "socket hang up", "econnreset",
+                 "connection reset")),
 )
+# An HTTP status the CLI reports as a field (Claude's api_error_status) -> class.
+_STATUS_CLASSES = {401: "auth", 403: "auth", 429: "rate_limit", 413: "context_overflow"}
+
+
+def _status_class(status: int | None) -> str | None:
+    if not isinstance(status, int) or isinstance(status, bool):
+        return None
+    if status >= 500:
+        return "model_api"
+    return _STATUS_CLASSES.get(status)
 
 
 def classify(texts, *, timed_out: bool = False, exit_code: int | None = 0, is_error: bool = False,
              status: int | None = None) -> str | None:
-    """One failure class, or None when the run did not fail. `texts`: error messages only."""
+    """One failure class from the CLI's own final event, or None when the run did not fail.
+    `texts`: the final event's error messages only (never stderr); `status`: its HTTP status field."""
     if timed_out:
         return "timeout"
-    by_status = {401: "auth", 403: "auth", 429: "rate_limit", 413: "context_overflow", 529: "rate_limit",
-                 500: "network", 502: "network", 503: "network", 504: "network"}
     failed = is_error or exit_code not in (0, None)
     if not failed:
         return None
@@ -83,9 +100,88 @@ def classify(texts, *, timed_out: bool = False, exit_code: int | None = 0, is_er
     for name, needles in _PATTERNS:
         if any(n in blob for n in needles):
             return name
-    if status in by_status:
-        return by_status[status]
-    return "cli_crash"
+    return _status_class(status) or "cli_crash"
+
+
+def _error_code(record: dict) -> str:
+    """The error type/code the upstream's JSON body gives (structured: OpenAI `error.code`,
+    Anthropic `error.type`), or ""."""
+    try:
+        body = json.loads(record.get("response") or "")
+    except ValueError:
+        return ""
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return ""
+    return str(error.get("code") or error.get("type") or "")
+
+
+def record_failure(record: dict) -> str | None:
+    """The class one gateway record shows: None for a success or a request that says nothing about the
+    model API (the gateway's own refusals, the agent hanging up, other 4xx such as a bad request)."""
+    outcome, status = record.get("outcome"), record.get("status")
+    if record.get("method") == "CONNECT" or outcome in ("refused", "aborted"):
+        return None
+    if outcome in ("stalled", "cut", "malformed"):
+        return "model_api"
+    if outcome == "unreachable":
+        return "network"
+    if status == 429:
+        return "quota" if _error_code(record) == "insufficient_quota" else "rate_limit"
+    if status in (401, 403):
+        return "auth"
+    if isinstance(status, int) and status >= 500:
+        return "model_api"
+    return None
+
+
+def _is_success(record: dict) -> bool:
+    return (record.get("method") != "CONNECT" and isinstance(record.get("status"), int)
+            and 200 <= record["status"] < 300 and record.get("outcome", "complete") == "complete")
+
+
+def gateway_failure(records: list[dict]) -> str | None:
+    """The infra class of the model API's failures that no later request succeeded after, or None.
+    A failure followed by a success was a blip the CLI rode out (its retries)."""
+    failure = None
+    for record in records:
+        if _is_success(record):
+            failure = None
+        else:
+            failure = record_failure(record) or failure
+    return failure
+
+
+def gateway_records(agent_dir: Path) -> list[dict]:
+    """agent_dir/gateway.jsonl, in request order (a torn last line is skipped)."""
+    records = []
+    try:
+        lines = (Path(agent_dir) / "gateway.jsonl").read_text(errors="replace").splitlines()
+    except FileNotFoundError:
+        return []
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+    return records
+
+
+def attempt_failure(cli_failure: str | None, gateway_class: str | None, *, timed_out: bool,
+                    exit_code: int | None) -> str | None:
+    """An attempt's one failure class. Only a failed attempt (killed at the budget, a non-zero exit,
+    or a failure in the CLI's final event) has one; then the gateway's evidence about the model API
+    comes first (a model outage that burned the budget is model_api, not timeout), then the CLI's."""
+    failed = timed_out or exit_code not in (0, None) or cli_failure is not None
+    if not failed:
+        return None
+    if gateway_class:
+        if gateway_class == "rate_limit" and cli_failure == "quota":   # a 429 the CLI says is the quota
+            return "quota"
+        return gateway_class
+    return cli_failure or ("timeout" if timed_out else "cli_crash")
 
 
 def report_for(failure: str | None, usage=None, cost=None, turns=None) -> AgentReport:
@@ -146,7 +242,7 @@ def price(model: str | None, usage: dict) -> float | None:
 
 # -- shared plumbing -----------------------------------------------------------------------------
 def _lines(stdout: Path, agent_dir: Path):
-    """(arrival time or None, parsed event or None, raw line) for each stdout line."""
+    """(arrival time or None, whether it was measured, parsed event or None, raw line) per stdout line."""
     try:
         raw = Path(stdout).read_text(errors="replace").splitlines()
     except FileNotFoundError:
@@ -160,16 +256,21 @@ def _lines(stdout: Path, agent_dir: Path):
     except FileNotFoundError:
         last_write = None
     for i, line in enumerate(raw):
-        t = times[i] if i < len(times) else last_write
+        measured = i < len(times)
+        t = times[i] if measured else last_write
         try:
             event = json.loads(line)
         except ValueError:
             event = None
-        yield t, (event if isinstance(event, dict) else None), line
+        yield t, measured, (event if isinstance(event, dict) else None), line
 
 
-def _stamp(value, arrival):
-    """An event's own timestamp (ISO or epoch) as epoch seconds, else the arrival time."""
+def _stamp(value, arrival, measured: bool):
+    """A step's time: its line's measured arrival (one clock, in stream order: an event's own
+    timestamp can be older than lines before it, e.g. Claude's assistant messages stamped when they
+    began), else the event's own timestamp (ISO or epoch seconds), else the log's last write."""
+    if measured:
+        return arrival
     if isinstance(value, (int, float)):
         return float(value) / (1000.0 if value > 1e11 else 1.0)
     if isinstance(value, str):
@@ -180,17 +281,60 @@ def _stamp(value, arrival):
     return arrival
 
 
-def _tail(path: Path, limit: int = 4000) -> str:
+LOG_LIMIT = 4 << 20          # bytes kept of stdout.log, stderr.log and trajectory.jsonl each
+STEP_TEXT_LIMIT = 64 << 10   # characters kept of one string in a trajectory step
+
+
+def _clip(value):
+    """A step's strings clipped to STEP_TEXT_LIMIT (a 6 MiB answer is one string), with a marker."""
+    if isinstance(value, str) and len(value) > STEP_TEXT_LIMIT:
+        return value[:STEP_TEXT_LIMIT] + f"...[gauntlet: {len(value) - STEP_TEXT_LIMIT} characters cut]"
+    if isinstance(value, dict):
+        return {k: _clip(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clip(v) for v in value]
+    return value
+
+
+def _write_trajectory(agent_dir: Path, steps: list[dict], limit: int = LOG_LIMIT) -> None:
+    """At most `limit` bytes: all steps when they fit; else the first steps that fit, one `truncated`
+    step, and the last step (the result) when it is not itself huge."""
+    lines = [(json.dumps(_clip(step), default=str) + "\n").encode() for step in steps]
+    with open(agent_dir / "trajectory.jsonl", "wb") as fh:
+        if sum(map(len, lines)) <= limit:
+            fh.writelines(lines)
+            return
+        last = lines[-1] if len(lines[-1]) <= limit // 4 else b""
+        budget, kept = limit - len(last) - 256, 0            # 256: room for the marker step
+        while kept < len(lines) - 1 and len(lines[kept]) <= budget:
+            budget -= len(lines[kept])
+            kept += 1
+        fh.writelines(lines[:kept])
+        fh.write((json.dumps({"t": steps[kept].get("t"), "type": "truncated",
+                              "steps_dropped": len(lines) - kept - (1 if last else 0),
+                              "limit_bytes": limit}) + "\n").encode())
+        fh.write(last)
+
+
+def cap_log(path: Path, limit: int = LOG_LIMIT) -> bool:
+    """Cut the middle out of a log longer than `limit` bytes (whole lines; the head and the tail are
+    what one reads), leaving a marker line. Run after parsing: the parser reads the whole stream."""
+    path = Path(path)
     try:
-        return path.read_text(errors="replace")[-limit:]
+        size = path.stat().st_size
     except FileNotFoundError:
-        return ""
-
-
-def _write_trajectory(agent_dir: Path, steps: list[dict]) -> None:
-    with open(agent_dir / "trajectory.jsonl", "w") as fh:
-        for step in steps:
-            fh.write(json.dumps(step, default=str) + "\n")
+        return False
+    if size <= limit:
+        return False
+    data = path.read_bytes()
+    head = data[:limit // 2]
+    head = head[:head.rfind(b"\n") + 1] or head
+    tail = data[-(limit // 2):]
+    cut = tail.find(b"\n", 0, len(tail) - 1)     # from a line start, unless the last line is the whole tail
+    tail = tail[cut + 1:] if cut >= 0 else tail
+    marker = f"[gauntlet: {len(data) - len(head) - len(tail)} bytes cut from the middle of this log]\n".encode()
+    path.write_bytes(head + marker + tail)
+    return True
 
 
 def _text_of(content) -> str:
@@ -200,6 +344,20 @@ def _text_of(content) -> str:
         return "\n".join(_text_of(c.get("text", c.get("content", ""))) if isinstance(c, dict) else str(c)
                          for c in content)
     return "" if content is None else json.dumps(content)
+
+
+def gateway_usage(agent_dir: Path) -> tuple[dict, str | None]:
+    """The gateway meter's total usage (agent_dir/gateway.json; {} when it metered no tokens) and
+    its one model (None when it saw none or several: then no price)."""
+    try:
+        meter = json.loads((Path(agent_dir) / "gateway.json").read_text())
+    except (FileNotFoundError, ValueError):
+        return {}, None
+    usage = {k: v for k, v in (meter.get("usage") or {}).items() if isinstance(v, (int, float))}
+    if not any(usage.get(k) for k in TOKEN_KEYS):
+        return {}, None
+    models = sorted(meter.get("by_model") or {})
+    return usage, (models[0] if len(models) == 1 else None)
 
 
 def _gateway_models(agent_dir: Path) -> list[str]:
@@ -212,16 +370,18 @@ def _gateway_models(agent_dir: Path) -> list[str]:
 # -- Claude Code ---------------------------------------------------------------------------------
 def parse_claude(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
     steps, result = [], None
-    for arrival, ev, line in _lines(stdout, agent_dir):
+    for arrival, measured, ev, line in _lines(stdout, agent_dir):
         if ev is None:
             if line.strip():
                 steps.append({"t": arrival, "type": "error", "text": line[:2000]})
             continue
-        t = _stamp(ev.get("timestamp"), arrival)
+        t = _stamp(ev.get("timestamp"), arrival, measured)
         kind = ev.get("type")
-        if kind == "system":
-            steps.append({"t": t, "type": "system", "subtype": ev.get("subtype"), "model": ev.get("model"),
+        if kind == "system" and ev.get("subtype") == "init":
+            steps.append({"t": t, "type": "system", "subtype": "init", "model": ev.get("model"),
                           "cwd": ev.get("cwd"), "session_id": ev.get("session_id"), "tools": ev.get("tools")})
+        elif kind == "system":    # api_retry (attempt, max_retries, retry_delay_ms, error_status, error), ...
+            steps.append({"t": t, "type": "system", **{k: v for k, v in ev.items() if k not in ("type", "uuid")}})
         elif kind in ("assistant", "user"):
             message = ev.get("message") or {}
             content = message.get("content")
@@ -269,8 +429,6 @@ def parse_claude(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int 
             return report_for("max_turns", usage, cost, turns)
         if result.get("terminal_reason") == "prompt_too_long" and not timed_out:
             return report_for("context_overflow", usage, cost, turns)
-    if is_error or exit_code not in (0, None) or result is None:
-        errors.append(_tail(agent_dir / "stderr.log"))
     status = result.get("api_error_status") if result else None
     failure = classify(errors, timed_out=timed_out, exit_code=exit_code,
                        is_error=is_error or (result is None and not timed_out),
@@ -282,12 +440,12 @@ def parse_claude(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int 
 def parse_codex(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
     steps, last_usage, failed, errors, turns = [], None, False, [], 0
     started: set = set()
-    for arrival, ev, line in _lines(stdout, agent_dir):
+    for arrival, measured, ev, line in _lines(stdout, agent_dir):
         if ev is None:
             if line.strip():
                 steps.append({"t": arrival, "type": "error", "text": line[:2000]})
             continue
-        t = _stamp(ev.get("timestamp"), arrival)
+        t = _stamp(ev.get("timestamp"), arrival, measured)
         kind = ev.get("type")
         if kind == "thread.started":
             steps.append({"t": t, "type": "system", "subtype": "thread.started", "session_id": ev.get("thread_id")})
@@ -333,10 +491,8 @@ def parse_codex(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int |
     steps.append({"t": steps[-1]["t"] if steps else None, "type": "result", "is_error": failed,
                   "usage": usage, "cost_usd": cost})
     _write_trajectory(agent_dir, steps)
-    if failed or exit_code not in (0, None):
-        errors.append(_tail(agent_dir / "stderr.log"))
-    else:
-        errors = []
+    if not failed:
+        errors = []           # "Reconnecting..." noise of a run that went on to finish
     failure = classify(errors, timed_out=timed_out, exit_code=exit_code, is_error=failed)
     return report_for(failure, usage, cost, turns or None)
 
@@ -360,12 +516,12 @@ def _cursor_tool(tool_call: dict) -> tuple[str, dict, dict | None]:
 
 def parse_cursor(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
     steps, result = [], None
-    for arrival, ev, line in _lines(stdout, agent_dir):
+    for arrival, measured, ev, line in _lines(stdout, agent_dir):
         if ev is None:
             if line.strip():
                 steps.append({"t": arrival, "type": "error", "text": line[:2000]})
             continue
-        t = _stamp(ev.get("timestamp_ms") or ev.get("timestamp"), arrival)
+        t = _stamp(ev.get("timestamp_ms") or ev.get("timestamp"), arrival, measured)
         kind = ev.get("type")
         if kind == "system":
             steps.append({"t": t, "type": "system", "subtype": ev.get("subtype"), "model": ev.get("model"),
@@ -399,8 +555,6 @@ def parse_cursor(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int 
         cost = float(result["total_cost_usd"])
     is_error = bool(result.get("is_error")) if result else False
     errors = [str(result.get("result") or "")] if is_error else []
-    if is_error or exit_code not in (0, None) or result is None:
-        errors.append(_tail(agent_dir / "stderr.log"))
     failure = classify(errors, timed_out=timed_out, exit_code=exit_code,
                        is_error=is_error or (result is None and not timed_out))
     return report_for(failure, usage, cost)

@@ -109,7 +109,8 @@ class AttemptResult:
     agent_seconds: float | None = None
     agent_exit_code: int | None = None
     agent_failure: str | None = None     # classified by the agent's parser
-    usage: dict | None = None            # from the CLI's own final event
+    usage: dict | None = None            # from the CLI's own final event, else the gateway's meter
+    usage_source: str | None = None      # "cli" | "gateway" (the CLI had no final usage: killed, crashed)
     cost_usd: float | None = None
     eval_seconds: float | None = None
     timing_meaningful: bool = True

@@ -38,6 +38,7 @@ from .evaluator import gpulock
 from .gpupool import GpuPool, visible_env
 from .evaluator.isolation import HIDE_ENV
 from .gateway import open_gateway
+from .parsers import cap_log
 from .result import MAX_SPEEDUP, AttemptResult, Evaluation, read_json, write_json
 from .sandbox import Mount, SandboxSpec, open_sandbox
 from .sandbox.docker import IMAGE_PYTHON, JUDGE_DIR
@@ -491,8 +492,11 @@ class Attempt:
                 elif outcome.returncode != 0:
                     result.status = "agent_error"
                 report = parse_output(spec, agent_dir, outcome.timed_out, outcome.returncode)
+                for log in ("stdout.log", "stderr.log"):    # parsed in full above; kept bounded on disk
+                    cap_log(agent_dir / log)
                 result.agent_failure, result.usage, result.cost_usd = report.failure, report.usage, report.cost_usd
-                if report.retryable and result.status == "agent_error":
+                result.usage_source = report.usage_source
+                if report.retryable:     # the model API failed (or refused), not the agent: even at the budget
                     result.status = "infra_error"
             result.agent_seconds = round(time.monotonic() - started, 3)
         finally:

@@ -2,6 +2,7 @@
 SSE streamed through unbuffered, tokens metered from the upstream's events, transcript, server-side
 tools stripped, CONNECT only to allowed hosts, and the in-container launcher (docker backend path)
 reaching the gateway through its unix socket."""
+import dataclasses
 import http.client
 import json
 import os
@@ -17,7 +18,7 @@ from runner.agent import resolve_agent
 from runner.gateway import open_gateway
 from runner.model_server import ScriptedModelServer
 
-from .conftest import jsonl
+from .conftest import jsonl, tasks_root  # noqa: F401  (fixture)
 
 TOOL = {"name": "Bash", "description": "run", "input_schema": {"type": "object"}}
 
@@ -223,3 +224,63 @@ def test_close_does_not_wait_for_a_hung_upstream(tmp_path, monkeypatch):
             time.sleep(0.5)
             started = time.monotonic()
         assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize("protocol,agent,path", [("anthropic", "claude-code", "/v1/messages"),
+                                                 ("openai-responses", "codex", "/v1/responses")])
+@pytest.mark.parametrize("fault,outcome", [("stall", "stalled"), ("cut", "cut"), ("malformed", "malformed"),
+                                           (None, "complete")])
+def test_stream_outcomes_are_recorded_and_a_stall_is_stopped(tmp_path, monkeypatch, protocol, agent, path,
+                                                             fault, outcome):
+    """Each request's outcome, bytes and tokens land in gateway.jsonl; a stalled stream is ended by the
+    gateway after the agent file's idle_timeout_s (here 1 s), with an error event the CLI can read."""
+    steps = [{fault: True}] if fault else [{"text": "done"}]
+    server = ScriptedModelServer(steps, unix=tmp_path / "up.sock").start()
+    monkeypatch.setenv("GAUNTLET_GATEWAY_UPSTREAM", server.url)
+    monkeypatch.setenv({"claude-code": "ANTHROPIC_API_KEY", "codex": "OPENAI_API_KEY"}[agent], "sk-real")
+    spec = resolve_agent(agent)
+    spec = dataclasses.replace(spec, gateway={**spec.gateway, "idle_timeout_s": 1})
+    (tmp_path / "agent").mkdir()
+    body = ({"model": "m", "max_tokens": 100, "stream": True, "messages": [{"role": "user", "content": "hi"}],
+             "tools": [TOOL]} if protocol == "anthropic" else
+            {"model": "m", "stream": True, "input": [{"role": "user", "content": "hi"}],
+             "tools": [{"type": "function", "name": "shell", "parameters": {}}]})
+    try:
+        with open_gateway(spec, tmp_path / "agent", "local") as handle:
+            port = int(handle.env["GAUNTLET_GATEWAY_URL"].rsplit(":", 1)[1])
+            try:
+                resp, data = post(port, path, body, {"x-api-key": handle.env["GAUNTLET_GATEWAY_KEY"],
+                                                     "authorization": f"Bearer {handle.env['GAUNTLET_GATEWAY_KEY']}"})
+            except http.client.IncompleteRead as exc:    # the gateway ended a stalled stream mid-chunk
+                data = exc.partial
+    finally:
+        server.close()
+    entry = jsonl(tmp_path / "agent" / "gateway.jsonl")[-1]
+    assert entry["status"] == 200 and entry["outcome"] == outcome
+    assert ("error" in entry) == (fault is not None)                 # faults are recorded as errors
+    assert entry["response_bytes"] > 0
+    if protocol == "anthropic" or fault is None:      # message_start carries usage; response.created none
+        assert entry["usage"]["input_tokens"] > 0
+    meter = json.loads((tmp_path / "agent" / "gateway.json").read_text())
+    assert meter["outcomes"] == {outcome: 1}
+    if fault == "stall":
+        assert b"gauntlet gateway: the upstream stream sent nothing for 1 s" in data
+
+
+def test_idle_timeout_must_be_positive_seconds(tmp_path):
+    from runner.gateway import GatewayError, gateway_config
+    spec = resolve_agent("claude-code")
+    for bad in (0, -1, "2m", True):
+        with pytest.raises(GatewayError, match=r"claude-code.toml: gateway.idle_timeout_s: "):
+            gateway_config(dataclasses.replace(spec, gateway={**spec.gateway, "idle_timeout_s": bad}))
+    assert gateway_config(spec)["idle_timeout_s"] == 120.0
+
+
+def test_a_bad_idle_timeout_is_one_line_from_the_cli(tmp_path, tasks_root):
+    from .conftest import REPO, gauntlet
+    agent = tmp_path / "claude-code.toml"
+    agent.write_text((REPO / "agents" / "claude-code.toml").read_text() + "\nidle_timeout_s = -5\n")
+    proc = gauntlet("run", "--agent", agent, "--tasks", "triton2triton", "--tasks-root", tasks_root, "--device", "cpu",
+                    "--budget", "10", "--out", tmp_path / "run", env={"ANTHROPIC_API_KEY": "sk-x"}, isolate=False)
+    assert proc.returncode not in (0, 3) and "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == f"Error: {agent}: gateway.idle_timeout_s: -5 is not a number of seconds above 0"

@@ -52,8 +52,9 @@ def test_claude_usage_is_the_result_event_not_a_sum(tmp_path):
     assert [s["type"] for s in steps] == ["system", "tool_call", "tool_result", "message", "result"]
     assert steps[1]["name"] == "Bash" and steps[1]["input"] == {"command": "ls"}
     assert steps[2]["id"] == "t1" and steps[2]["output"] == "kernel.py"
-    assert steps[1]["t"] == pytest.approx(1795334400.0)              # the event's own timestamp
-    assert steps[2]["t"] == 12.0 and steps[0]["t"] == 10.0           # else the line's arrival time
+    # the measured arrival of each line, the event's own (older-clock) timestamp notwithstanding:
+    # steps stay in the order and on the clock they arrived
+    assert [s["t"] for s in steps] == [10.0, 11.0, 12.0, 13.0, 14.0]
 
 
 def test_claude_cost_of_an_unpriced_model_is_dropped(tmp_path):
@@ -170,7 +171,7 @@ def test_cursor_auth_failure(tmp_path):
 
 
 def test_classes_and_helpers():
-    assert set(INFRA_FAILURES) == {"auth", "rate_limit", "quota", "network"}
+    assert set(INFRA_FAILURES) == {"model_api", "auth", "rate_limit", "quota", "network"}
     assert {"context_overflow", "cli_crash", "timeout"} <= set(AGENT_FAILURES)
     assert classify(["401"], exit_code=0) is None                     # a clean exit is no failure
     assert classify([], exit_code=3) == "cli_crash" and classify([], timed_out=True) == "timeout"
@@ -178,3 +179,70 @@ def test_classes_and_helpers():
                             "output_tokens_details": {"reasoning_tokens": 1}}, "openai") == {
         "input_tokens": 6, "cache_read_tokens": 4, "cache_write_tokens": 0, "output_tokens": 2, "reasoning_tokens": 1}
     assert price("no-such-model", {"input_tokens": 5}) is None
+
+
+def test_usage_falls_back_to_the_gateway_meter_when_the_cli_had_no_final_event(tmp_path):
+    """Killed at the budget, Claude Code prints no `result`: usage and cost come from the gateway meter."""
+    from runner.agent import parse_output, resolve_agent
+    adir = tmp_path / "a"
+    write(adir, CLAUDE_OK[:2])                                            # no result line
+    metered = {"input_tokens": 17000, "cache_read_tokens": 300, "cache_write_tokens": 20, "output_tokens": 900}
+    (adir / "gateway.json").write_text(json.dumps({"usage": metered, "by_model": {"gpt-5.1-codex": metered}}))
+    report = parse_output(resolve_agent("claude-code"), adir, True, None)
+    assert report.failure == "timeout" and report.usage == metered and report.usage_source == "gateway"
+    assert report.cost_usd == pytest.approx(price("gpt-5.1-codex", metered))
+    write(adir, CLAUDE_OK)                                                # with the final event: the CLI's
+    report = parse_output(resolve_agent("claude-code"), adir, False, 0)
+    assert report.usage_source == "cli" and report.usage["input_tokens"] == 200 and report.cost_usd == 0.25
+    (adir / "gateway.json").write_text(json.dumps({"usage": {}, "by_model": {}}))
+    write(adir, CLAUDE_OK[:2])
+    report = parse_output(resolve_agent("claude-code"), adir, True, None)
+    assert report.usage is None and report.usage_source is None
+
+
+def test_claude_api_retry_details_are_kept_and_steps_follow_arrival(tmp_path):
+    retry = {"type": "system", "subtype": "api_retry", "attempt": 2, "max_retries": 10, "retry_delay_ms": 1200,
+             "error_status": 529, "error": "overloaded_error", "uuid": "u1", "session_id": "s"}
+    # the assistant line carries its own (older) timestamp: stamped when the message began, it would
+    # sort before the retry that arrived ahead of it
+    events = [CLAUDE_OK[0], retry, CLAUDE_OK[1], CLAUDE_OK[2], claude_result()]
+    out = write(tmp_path / "a", events, times=[1795000000.0, 1795000001.0, 1795000002.0, 1795000003.0,
+                                               1795000004.0])
+    parse_claude(out, tmp_path / "a", False, 0)
+    steps = jsonl(tmp_path / "a" / "trajectory.jsonl")
+    assert [s["type"] for s in steps] == ["system", "system", "tool_call", "tool_result", "result"]
+    assert {k: steps[1][k] for k in ("subtype", "attempt", "max_retries", "retry_delay_ms", "error_status",
+                                     "error")} == {k: retry[k] for k in retry if k not in ("type", "uuid",
+                                                                                            "session_id")}
+    assert [s["t"] for s in steps] == [1795000000.0, 1795000001.0, 1795000002.0, 1795000003.0, 1795000004.0]
+    # no measured arrival (no gateway): the event's own timestamp is the best there is
+    out = write(tmp_path / "b", events)
+    parse_claude(out, tmp_path / "b", False, 0)
+    assert jsonl(tmp_path / "b" / "trajectory.jsonl")[2]["t"] == 1795334400.0     # 2026-11-22T08:00:00Z
+
+
+def test_one_huge_answer_leaves_capped_logs(tmp_path):
+    """The issue's case: one 6 MiB answer made a 12.6 MB stdout.log and trajectory. Both end up at most
+    LOG_LIMIT (plus a marker line), the trajectory keeping its result step."""
+    from runner.parsers import LOG_LIMIT, cap_log
+    answer = "x" * (6 << 20)
+    events = [CLAUDE_OK[0]] + [{"type": "assistant", "message": {"role": "assistant", "content": [
+        {"type": "text", "text": f"line {i}"}]}} for i in range(60000)] + [
+        {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": answer}]}},
+        claude_result(result=answer)]
+    adir = tmp_path / "a"
+    out = write(adir, events)
+    report = parse_claude(out, adir, False, 0)
+    assert report.usage["input_tokens"] == 200                        # parsed in full before any cap
+    traj = adir / "trajectory.jsonl"
+    assert traj.stat().st_size <= LOG_LIMIT
+    steps = jsonl(traj)
+    assert steps[-1]["type"] == "result" and steps[-2]["type"] == "truncated" and steps[-2]["steps_dropped"] > 0
+    assert "characters cut]" in steps[-1]["text"]
+    assert out.stat().st_size > 12 << 20 and cap_log(out)
+    text = out.read_text()
+    assert len(text.encode()) <= LOG_LIMIT + 100 and "bytes cut from the middle of this log]" in text
+    lines = text.splitlines()
+    assert json.loads(lines[0])["subtype"] == "init"                  # the head: whole lines
+    assert text.endswith(json.dumps(events[-1])[-1000:] + "\n")        # the tail: the stream's end
+    assert not cap_log(out)                                            # already within the limit

@@ -56,7 +56,7 @@ def test_scripted_edit_lands_is_evaluated_and_usage_matches_meter(agent, tmp_pat
     assert r["compiled"] and r["correct_seen"] and r["correct_unseen"]            # evaluated
     usage = {k: r["usage"][k] for k in EXPECTED_USAGE[agent]}
     meter = json.loads((attempt(out) / "agent" / "gateway.json").read_text())
-    assert usage == EXPECTED_USAGE[agent]                                          # from the final event
+    assert usage == EXPECTED_USAGE[agent] and r["usage_source"] == "cli"           # from the final event
     assert {k: meter["usage"][k] for k in usage} == usage                         # = the gateway's meter
     assert meter["requests"] == len(requests) == 4 and meter["statuses"] == {"200": 4}
     # the upstream saw only the real key; the CLI only ever had the per-attempt one
@@ -79,6 +79,10 @@ def test_a_script_that_never_finishes_is_killed_at_the_budget(agent, tmp_path, t
     assert r["status"] == "agent_timeout" and r["agent_failure"] == "timeout"
     assert 20 <= r["agent_seconds"] < 20 + 10 + 5                                # budget + SIGTERM grace
     assert len(requests) == 2 and time.monotonic() - started < 120
+    # no final event from the killed CLI: usage is what the gateway metered (the answered first turn)
+    meter = json.loads((attempt(out) / "agent" / "gateway.json").read_text())
+    assert r["usage_source"] == "gateway" and r["usage"]["output_tokens"] > 0
+    assert {k: r["usage"][k] for k in EXPECTED_USAGE[agent]} == {k: meter["usage"][k] for k in EXPECTED_USAGE[agent]}
     workspace = str(attempt(out) / "workspace")
     left = []
     for proc in psutil.process_iter(["cwd"]):
