@@ -144,7 +144,8 @@ def poison(t):
     if t.is_floating_point():
         t.fill_(float("nan"))
     else:
-        t.fill_(-0x5A5A)
+        # A one-byte dtype cannot hold the wider value (fill_ raises on overflow).
+        t.fill_(0xA5 if t.dtype == torch.uint8 else -0x5A5A if t.element_size() > 1 else -0x5A)
 
 
 def as_tuple(x):

@@ -6,7 +6,7 @@ import subprocess
 import pytest
 import torch
 
-from runner.evaluator.build import CompileError, Kernel, compile_native, load_native
+from runner.evaluator.build import POISON_PATTERNS, CompileError, Kernel, compile_native, load_native, poison
 from runner.task import select
 
 from .conftest import REPO
@@ -85,6 +85,15 @@ def test_outputs_are_poisoned_so_skipped_elements_show(tmp_path):
     out = kernel.run([x, 8, 1.0], kernel.prepare([x, 8, 1.0], x.clone()))
     assert torch.isnan(out[-1]) and not torch.isnan(out[:-1]).any()
 
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64])
+def test_integer_outputs_are_poisoned_with_a_value_the_dtype_holds(dtype):
+    # An int8 output (a quantization kernel's) made fill_ raise with the 16-bit pattern.
+    for pattern in range(POISON_PATTERNS):
+        out = torch.zeros(4, dtype=dtype)
+        poison(out, pattern)
+        assert (out != 0).all() and len(set(out.tolist())) == 1
 
 def test_nonzero_return_is_a_failed_call(tmp_path):
     kernel = _host_kernel(tmp_path, "return 3;")

@@ -130,7 +130,9 @@ def poison(tensor, pattern: int = 0) -> None:
     elif tensor.dtype == torch.bool:
         tensor.fill_(pattern % 2 == 0)
     elif tensor.dtype.is_signed:
-        tensor.fill_(-0x5A5A if pattern % 2 == 0 else 0x3C3C)
+        # One byte per element cannot hold the wider pattern (fill_ raises on overflow).
+        wide = tensor.element_size() > 1
+        tensor.fill_((-0x5A5A if wide else -0x5A) if pattern % 2 == 0 else (0x3C3C if wide else 0x3C))
     else:
         tensor.fill_(0xA5 if pattern % 2 == 0 else 0x5A)
 

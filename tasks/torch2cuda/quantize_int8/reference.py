@@ -1,0 +1,20 @@
+"""Symmetric int8 quantization with one float32 scale per row (absmax / 127)."""
+import torch
+
+
+def make_inputs(config: dict, generator: torch.Generator, device: str) -> list:
+    rows, cols = int(config["rows"]), int(config["cols"])
+    # Made on the CPU with the generator so the values do not depend on the device. Row scales
+    # vary over two decades, as activations do.
+    x = torch.randn((rows, cols), generator=generator, dtype=torch.float32)
+    x = x * torch.exp(torch.randn((rows, 1), generator=generator, dtype=torch.float32))
+    return [x.to(torch.float16).to(device), rows, cols]
+
+
+def reference(x, rows, cols):
+    # scale = absmax / 127 in float32 (a zero row gets 1e-8 / 127); q = round-half-even of
+    # x / scale (an IEEE float32 division), clamped to [-127, 127].
+    xf = x.float()
+    scale = xf.abs().amax(dim=1).clamp_min(1e-8) / 127.0
+    q = torch.round(xf / scale[:, None]).clamp(-127, 127).to(torch.int8)
+    return q, scale
