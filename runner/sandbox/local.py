@@ -16,7 +16,7 @@ allowlist of the host's (AGENT_HOST_ENV), never all of it; what it does guarante
                   then kill what still carries the run's marker (docs/agents.md).
 
 On timeout every process of the exec gets SIGTERM, and SIGKILL after a grace period. Each exec's
-TMPDIR is the spec's `tmp_dir` (under the run's temp root, runner/run.py), so temp folders an agent
+TMPDIR is the spec's `tmp_dir` (under the run's temp root, `run_temp_root`), so temp folders an agent
 or the judge makes (mktemp -d, tempfile) are removed with the run.
 """
 from __future__ import annotations
