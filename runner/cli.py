@@ -363,22 +363,42 @@ def run(agent_names, selectors, backend, device, budget, out, resume, command, r
     click.echo(f"run dir: {out}  agent: {', '.join(s.name for s in specs)}  device: {dev}  backend: {backend}  "
                f"attempts: {len(pending)} to do, {total - len(pending)} already finished  jobs: {jobs}"
                + (f"  gpus: {','.join(pool.names)}" if pool else "") + (f"  executor: ray" if executor == "ray" else ""))
-    with _LiveProgress(total, total - len(pending)) as progress:
-        if executor == "ray":
-            from .ray_executor import RayError, execute_on_ray
-            try:
-                execute_on_ray(the_run, pending, address=ray_address, resources=resources,
-                               on_start=progress.started, on_done=progress.finished)
-            except RayError as exc:
-                the_run.close()
-                _fail(str(exc))
-        else:
-            the_run.execute(pending, jobs=jobs, on_start=progress.started, on_done=progress.finished)
+    _terminate_as_exception()
+    try:
+        with _LiveProgress(total, total - len(pending)) as progress:
+            if executor == "ray":
+                from .ray_executor import RayError, execute_on_ray
+                try:
+                    execute_on_ray(the_run, pending, address=ray_address, resources=resources,
+                                   on_start=progress.started, on_done=progress.finished)
+                except RayError as exc:
+                    the_run.close()
+                    _fail(str(exc))
+            else:
+                the_run.execute(pending, jobs=jobs, on_start=progress.started, on_done=progress.finished)
+    except (KeyboardInterrupt, SystemExit) as exc:
+        # the attempts' sandboxes are already stopped (their finally blocks ran); their temp folders go too
+        if isinstance(exc, SystemExit) and exc.code == 1 and executor == "ray":
+            raise   # _fail above: the run is closed and the line printed
+        the_run.release()
+        code = exc.code if isinstance(exc, SystemExit) else 130
+        click.echo(f"interrupted: {out} is unfinished; `gauntlet run --resume --out {out}` continues it", err=True)
+        sys.exit(code)
     the_run.close()
     from .report import load_results
     results = load_results([out])
     click.echo(render(aggregate(results), "table"))
     _exit_for(results)
+
+
+def _terminate_as_exception() -> None:
+    """SIGTERM raises SystemExit(143), as SIGINT raises KeyboardInterrupt: every finally block runs,
+    so sandboxes are stopped and temp folders removed (SIGKILL leaves that to --resume and gc)."""
+    import signal
+
+    def terminated(signum, frame):
+        raise SystemExit(128 + signum)
+    signal.signal(signal.SIGTERM, terminated)
 
 
 # `gauntlet run` / `eval` exit codes (README): 0 every attempt ran (whatever the agent achieved),
@@ -415,6 +435,7 @@ def eval_cmd(run_dir, device, backend, tasks_root, timing_regime, graph, max_spe
     options = RunOptions(agent=AgentSpec(name="eval", kind="noop"), device=_device(device), backend=backend,
                          tasks_root=root, timing_regime=timing_regime, graph=graph, max_speedup=max_speedup)
     from .run import RunError
+    _terminate_as_exception()
     try:
         results = reevaluate(run_dir, options, by_id, progress=lambda r: click.echo(_summary_line(r)))
     except RunError as exc:
@@ -545,16 +566,28 @@ def doctor(device):
 
 
 @main.command()
+@click.option("--backend", type=click.Choice(["local", "docker", "all"]), default="all", show_default=True,
+              help="local: processes and temp folders; docker: containers and networks.")
 @click.option("--dry-run", is_flag=True, help="List what would be removed.")
-def gc(dry_run):
-    """Remove every container and network the runner created (label gauntlet.managed=true), except
-    those of runs still going (their run dir's lock is held)."""
+def gc(backend, dry_run):
+    """Remove what runs that are no longer going left behind (a run whose run dir's lock a live
+    process holds is spared): with docker, every container and network the runner created (label
+    gauntlet.managed=true); locally, the processes that carry a run's marker and the run's temp
+    folders ($TMPDIR/gauntlet-run-*)."""
     from .run import run_is_live
-    from .sandbox.docker import gc as collect
-    try:
-        removed = collect(dry_run=dry_run, live=run_is_live)
-    except Exception as exc:
-        _fail(f"gc: {exc}")
+    removed = []
+    if backend in ("local", "all"):
+        from .sandbox.local import gc as collect_local
+        removed += collect_local(dry_run=dry_run, live=run_is_live)
+    if backend in ("docker", "all"):
+        from .sandbox.docker import gc as collect
+        try:
+            removed += collect(dry_run=dry_run, live=run_is_live)
+        except Exception as exc:
+            if backend == "docker":
+                _fail(f"gc: {exc}")
+            click.echo(f"gc: docker skipped ({str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__})",
+                       err=True)
     for item in removed:
         click.echo(("would remove " if dry_run else "removed ") + item)
     click.echo(f"{len(removed)} {'to remove' if dry_run else 'removed'}")

@@ -14,6 +14,16 @@ run_dir/
     drawn-configs.toml           --unseen N: the drawn configs, written after the agent stopped
     diff.patch                   the agent's changes against the task as shipped
     result.json                  written last: its presence means the attempt is finished
+
+With the local backend, temp folders live outside the run dir (the judge hides the run dir from
+kernel runners, and their work dirs are made in its TMPDIR), in one root per run
+(runner/sandbox/local.py run_temp_root):
+  $TMPDIR/gauntlet-run-<hash of the run dir>/
+    run-dir                      the run dir it belongs to (`gauntlet gc` reads it)
+    <category>__<name>/agent/    the agent's private TMPDIR (mktemp -d: CLAUDE_CONFIG_DIR, CODEX_HOME)
+    <category>__<name>/eval/     the judge's TMPDIR (its scratch and kernel runners' work dirs)
+The run removes it when it ends, on SIGINT and SIGTERM too; after a SIGKILL, `--resume` or
+`gauntlet gc --backend local` does.
 """
 from __future__ import annotations
 
@@ -42,6 +52,7 @@ from .parsers import cap_log
 from .result import MAX_SPEEDUP, AttemptResult, Evaluation, read_json, write_json
 from .sandbox import Mount, SandboxSpec, open_sandbox
 from .sandbox.docker import IMAGE_PYTHON, JUDGE_DIR
+from .sandbox.local import phase_temp_dir, remove_run_temp
 from . import configspace
 from .candidate import export_editable
 from .task import Config, Task, default_tasks_root
@@ -303,7 +314,9 @@ class Run:
         write_json(self.manifest_path, self.manifest)
 
     def _clean_leftovers(self) -> None:
-        """A runner killed with SIGKILL cannot stop its sandboxes; the resumed run does."""
+        """A runner killed with SIGKILL cannot stop its sandboxes or remove its temp folders; the
+        resumed run does."""
+        remove_run_temp(self.dir)
         if self.options.backend == "local":
             from .sandbox.local import kill_leftovers
             kill_leftovers(self.run_id)
@@ -354,6 +367,11 @@ class Run:
         with self._manifest_lock:
             self.manifest["finished"] = now()
             write_json(self.manifest_path, self.manifest)
+        self.release()
+
+    def release(self) -> None:
+        """Remove the run's temp folders and drop its lock: on a normal end, SIGINT and SIGTERM."""
+        remove_run_temp(self.dir)
         self.lock.close()
 
     def attempt(self, task: Task, agent: AgentSpec | None = None, k: int = 0) -> AttemptResult:
@@ -442,6 +460,7 @@ class Attempt:
                      **(visible_env(self.options.device, gpu) if self.options.backend == "local" else {})},
                 gpu_ids=(gpu,) if gpu and self.options.device != "cpu" else (),
                 network=gateway.network,
+                tmp_dir=phase_temp_dir(adir.parent.parent, adir.name, "agent") if self.options.backend == "local" else None,
                 labels={"gauntlet.task": task.id, "gauntlet.run": self.run_id}))
             self._run_agent(spec, sandbox, workspace, agent_dir, budget, deadline, result,
                             wrap=gateway.argv_prefix)  # the in-sandbox gateway forwarder, if any
@@ -487,6 +506,7 @@ class Attempt:
                                        env=spec.env_set, stdout=agent_dir / "stdout.log",
                                        stderr=agent_dir / "stderr.log")
                 result.agent_exit_code = outcome.returncode
+                result.agent_containment = outcome.containment
                 if outcome.timed_out:
                     result.status = "agent_timeout"
                 elif outcome.returncode != 0:
@@ -560,11 +580,13 @@ def evaluate_candidate(task: Task, candidate: Path | None, adir: Path, options: 
     if baseline_only:
         extra_args = ["--baseline-only", "--no-timing", "--split", "drawn"]
     root = options.tasks_root.resolve()
+    run_dir = adir.parent.parent
     sandbox = open_sandbox(options.backend, SandboxSpec(
         role="eval", platform=options.device, workdir=eval_dir, workdir_target=f"{judge_dir}/eval",
         mounts=(Mount(root, f"{judge_dir}/tasks"), *extra_mounts),
         env=env, gpu_ids=(gpu,) if gpu and options.device != "cpu" and not local else (),
-        labels={"gauntlet.task": task.id, "gauntlet.run": str(adir.parent.parent.resolve())}))
+        tmp_dir=phase_temp_dir(run_dir, adir.name, "eval") if local else None,
+        labels={"gauntlet.task": task.id, "gauntlet.run": str(run_dir.resolve())}))
     out = eval_dir / "evaluation.json"
     task_in = sandbox.path(task.root)
     argv = [sys.executable if local else "python3", "-m", "runner.evaluator", task_in,
@@ -653,12 +675,21 @@ def evaluation_seconds(adir: Path) -> float | None:
 
 def reevaluate(run_dir: Path, options: RunOptions, tasks: dict[str, Task], progress=None) -> list[AttemptResult]:
     """`gauntlet eval`: rebuild each attempt's candidate from its saved diff.patch and evaluate again."""
-    results = []
     manifest_path = Path(run_dir) / "manifest.json"
     if not manifest_path.is_file():
         raise RunError(f"{run_dir}: holds no run (no manifest.json)")
     manifest = read_manifest(manifest_path)
     lock = lock_run_dir(Path(run_dir))
+    try:
+        return _reevaluate_all(run_dir, options, tasks, manifest, progress)
+    finally:
+        remove_run_temp(run_dir)
+        lock.close()
+
+
+def _reevaluate_all(run_dir: Path, options: RunOptions, tasks: dict[str, Task], manifest: dict,
+                    progress) -> list[AttemptResult]:
+    results = []
     for result_path in RunLayout(Path(run_dir)).result_paths():
         adir = result_path.parent
         try:
@@ -688,5 +719,4 @@ def reevaluate(run_dir: Path, options: RunOptions, tasks: dict[str, Task], progr
         results.append(old)
         if progress:
             progress(old)
-    lock.close()
     return results

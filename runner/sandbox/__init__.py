@@ -31,6 +31,9 @@ class SandboxSpec:
     network: bool = False                  # agents reach models only through the gateway socket
     labels: dict = field(default_factory=dict)
     image: str | None = None
+    # local backend: the host folder that is each exec's TMPDIR (under the run's temp root, removed
+    # with the run); a container has its own /tmp and ignores it
+    tmp_dir: Path | None = None
 
 
 @dataclass
@@ -40,6 +43,7 @@ class ExecResult:
     seconds: float
     stdout_path: Path | None = None
     stderr_path: Path | None = None
+    containment: str | None = None        # how its processes were held: pid-namespace | process-group | container
 
 
 class Sandbox(Protocol):

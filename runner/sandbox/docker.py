@@ -381,7 +381,7 @@ class DockerSandbox:
                 fh.write(f"\ngauntlet: output truncated at {self.limits['log_max']} bytes per stream\n".encode())
         return ExecResult(returncode=None if timed_out else code, timed_out=timed_out, seconds=seconds,
                           stdout_path=Path(stdout) if stdout else None,
-                          stderr_path=Path(stderr) if stderr else None)
+                          stderr_path=Path(stderr) if stderr else None, containment="container")
 
     def _kill_all(self) -> None:
         """SIGKILL every process of the agent user: kill(-1) as that uid spares only other uids

@@ -1,17 +1,33 @@
-"""Local sandbox: processes on this host, each exec in its own session and process group.
+"""Local sandbox: processes on this host, each exec in a pid namespace of its own where one can be made.
 
-No isolation from the host (use docker for hostile agents), and an agent's environment is an
-allowlist of the host's (AGENT_HOST_ENV), never all of it; what it does guarantee is the budget:
-on timeout the group gets SIGTERM, then after a grace period every process that carries this
-exec's marker in its environment gets SIGKILL, including ones that left the group or the session
-(a double-forked daemon keeps the environment it inherited).
+No isolation from the host's files (use docker for hostile agents), and an agent's environment is an
+allowlist of the host's (AGENT_HOST_ENV), never all of it; what it does guarantee is containment:
+
+  pid-namespace   (`containment()` finds it works; the usual case) each exec runs as
+                  `setpriv --pdeathsig KILL -- unshare --pid --fork --kill-child --mount-proc ARGV`
+                  (plus `--user --map-user/--map-group` when not root). Every descendant, a
+                  double-forked `env -i setsid` daemon too, stays in the namespace; when unshare dies
+                  the kernel kills the whole namespace, and unshare dies with the runner (pdeathsig),
+                  kill -9 of the runner included.
+  process-group   no namespace can be made here: each exec gets its own session and group, and every
+                  process that carries this exec's marker in its environment is killed with it. A
+                  process that clears its environment (`env -i`) and leaves the session escapes this,
+                  and nothing kills the tree when the runner is SIGKILLed; `--resume` and `gauntlet gc`
+                  then kill what still carries the run's marker (docs/agents.md).
+
+On timeout every process of the exec gets SIGTERM, and SIGKILL after a grace period. Each exec's
+TMPDIR is the spec's `tmp_dir` (under the run's temp root, `run_temp_root`), so temp folders an agent
+or the judge makes (mktemp -d, tempfile) are removed with the run.
 """
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -34,6 +50,34 @@ AGENT_HOST_ENV_PREFIXES = ("LC_", "GAUNTLET_", "TRITON_")
 
 def agent_host_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k in AGENT_HOST_ENV or k.startswith(AGENT_HOST_ENV_PREFIXES)}
+
+
+CONTAINMENT_ENV = "GAUNTLET_LOCAL_CONTAINMENT"   # tests pin "process-group" to check the fallback
+CONTAINMENTS = ("pid-namespace", "process-group")
+
+
+def _pid_namespace_prefix() -> list[str]:
+    user = [] if os.geteuid() == 0 else ["--user", f"--map-user={os.geteuid()}", f"--map-group={os.getegid()}"]
+    return ["setpriv", "--pdeathsig", "KILL", "--", "unshare", *user, "--pid", "--fork", "--kill-child",
+            "--mount-proc", "--"]
+
+
+@functools.lru_cache(maxsize=None)
+def containment() -> str:
+    """The best containment this host allows, found once per process: a pid namespace when a probe in
+    one sees itself as pid 1, else process groups and environment markers."""
+    forced = os.environ.get(CONTAINMENT_ENV)
+    if forced in CONTAINMENTS:
+        return forced
+    if shutil.which("setpriv") and shutil.which("unshare"):
+        try:
+            probe = subprocess.run([*_pid_namespace_prefix(), "sh", "-c", "echo $$"], capture_output=True,
+                                   text=True, timeout=30, stdin=subprocess.DEVNULL)
+            if probe.returncode == 0 and probe.stdout.strip() == "1":
+                return "pid-namespace"
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    return "process-group"
 
 
 MARKER = "GAUNTLET_SANDBOX_EXEC"
@@ -67,10 +111,13 @@ def _marked(token: str) -> list[psutil.Process]:
     return _marked_by(MARKER, token)
 
 
-def kill_tree(root_pid: int, token: str, grace: float) -> None:
-    """SIGTERM the group and every marked process, wait `grace` s, then SIGKILL what is left."""
+def kill_tree(root_pid: int, token: str, grace: float, by_marker: bool = True) -> None:
+    """SIGTERM the group, every descendant and (`by_marker`, the process-group fallback) every
+    marked process, wait `grace` s, then SIGKILL what is left. In a pid namespace every process is
+    a descendant of the root (orphans go to the namespace's init), and SIGKILL of the root
+    (unshare) kills the namespace."""
     def everyone() -> list[psutil.Process]:
-        procs = {p.pid: p for p in _marked(token)}
+        procs = {p.pid: p for p in _marked(token)} if by_marker else {}
         try:
             root = psutil.Process(root_pid)
             procs[root.pid] = root
@@ -105,10 +152,79 @@ def kill_tree(root_pid: int, token: str, grace: float) -> None:
         psutil.wait_procs(left, timeout=0.2)
 
 
+TEMP_PREFIX = "gauntlet-run-"
+TEMP_OWNER_FILE = "run-dir"
+
+
+def run_temp_root(run_dir: Path) -> Path:
+    """The one temp folder of a run on this host (the same for its --resume and its `eval`)."""
+    run_id = str(Path(run_dir).resolve())
+    return Path(tempfile.gettempdir()) / f"{TEMP_PREFIX}{hashlib.sha256(run_id.encode()).hexdigest()[:16]}"
+
+
+def phase_temp_dir(run_dir: Path, name: str, phase: str) -> Path:
+    """A fresh, empty temp folder for one phase ("agent" or "eval") of attempt `name`."""
+    root = run_temp_root(run_dir)
+    root.mkdir(mode=0o700, exist_ok=True)
+    (root / TEMP_OWNER_FILE).write_text(str(Path(run_dir).resolve()))
+    path = root / name / phase
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    return path
+
+
+def remove_run_temp(run_dir: Path) -> None:
+    shutil.rmtree(run_temp_root(run_dir), ignore_errors=True)
+
+
+def gc(dry_run: bool = False, live=lambda run_dir: False) -> list[str]:
+    """What a SIGKILLed runner left with the local backend: kill the processes that carry the marker
+    of a run no live process holds (`live(run_dir)`), and remove the temp roots of such runs.
+    Returns what it removed (or would)."""
+    def spared(run_dir: str) -> bool:
+        # no run named (a sandbox opened outside a run): not ours to judge
+        return not run_dir or (Path(run_dir).is_dir() and live(Path(run_dir)))
+
+    removed = []
+    by_run: dict[str, list[psutil.Process]] = {}
+    for proc in psutil.process_iter(["pid", "name"]):
+        try:
+            run_dir = proc.environ().get(RUN_MARKER) if proc.pid != os.getpid() else None
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+        if run_dir is not None:
+            by_run.setdefault(run_dir, []).append(proc)
+    for run_dir, procs in sorted(by_run.items()):
+        if spared(run_dir):
+            continue
+        removed += [f"process {p.pid} ({p.info['name']}) of run {run_dir}" for p in procs]
+        if not dry_run:
+            for proc in procs:
+                try:
+                    proc.kill()
+                except psutil.Error:
+                    pass
+            psutil.wait_procs(procs, timeout=2)
+    for root in sorted(Path(tempfile.gettempdir()).glob(f"{TEMP_PREFIX}*")):
+        try:
+            owner = (root / TEMP_OWNER_FILE).read_text().strip()
+        except OSError:
+            owner = ""
+        if spared(owner):
+            continue
+        removed.append(f"temp folder {root} of run {owner}")
+        if not dry_run:
+            shutil.rmtree(root, ignore_errors=True)
+    return removed
+
+
 class LocalSandbox:
     def __init__(self, spec: SandboxSpec):
         self.spec = spec
+        self.containment = containment()
         self._tokens: list[str] = []
+        self._live: dict[int, subprocess.Popen] = {}
 
     def path(self, host_path: Path) -> str:
         return str(Path(host_path).resolve())
@@ -120,14 +236,21 @@ class LocalSandbox:
         host = agent_host_env() if self.spec.role == "agent" else dict(os.environ)
         full_env = {**host, **self.spec.env, **(env or {}), MARKER: token,
                     RUN_MARKER: self.spec.labels.get("gauntlet.run", "")}
+        if self.spec.tmp_dir is not None:
+            Path(self.spec.tmp_dir).mkdir(parents=True, exist_ok=True)
+            full_env["TMPDIR"] = str(self.spec.tmp_dir)
+        namespaced = self.containment == "pid-namespace"
+        prefix = _pid_namespace_prefix() if namespaced else []
         out = open(stdout, "wb") if stdout else subprocess.DEVNULL
         err = open(stderr, "wb") if stderr else subprocess.DEVNULL
         start = time.monotonic()
         timed_out = False
+        proc = None
         try:
-            proc = subprocess.Popen(argv, cwd=cwd or str(self.spec.workdir), env=full_env,
+            proc = subprocess.Popen([*prefix, *argv], cwd=cwd or str(self.spec.workdir), env=full_env,
                                     stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                                     stdout=out, stderr=err, start_new_session=True)
+            self._live[proc.pid] = proc
             if stdin is not None:
                 try:
                     proc.stdin.write(stdin)
@@ -139,16 +262,24 @@ class LocalSandbox:
             except subprocess.TimeoutExpired:
                 timed_out = True
             # Whether it finished or not, nothing it started may outlive the exec.
-            kill_tree(proc.pid, token, grace if timed_out else 0.5)
+            kill_tree(proc.pid, token, grace if timed_out else 0.5, by_marker=not namespaced)
             proc.wait()
+        except BaseException:
+            # SIGINT/SIGTERM of the runner (raised here as an exception): the tree dies now, no grace
+            if proc is not None:
+                kill_tree(proc.pid, token, 0, by_marker=not namespaced)
+                proc.wait()
+            raise
         finally:
+            if proc is not None:
+                self._live.pop(proc.pid, None)
             for fh in (out, err):
                 if fh is not subprocess.DEVNULL:
                     fh.close()
         return ExecResult(returncode=None if timed_out else proc.returncode, timed_out=timed_out,
                           seconds=time.monotonic() - start,
                           stdout_path=Path(stdout) if stdout else None,
-                          stderr_path=Path(stderr) if stderr else None)
+                          stderr_path=Path(stderr) if stderr else None, containment=self.containment)
 
     def copy_in(self, source: Path, target: str) -> None:
         _copy(Path(source), Path(target))
@@ -157,6 +288,11 @@ class LocalSandbox:
         _copy(Path(source), Path(target))
 
     def stop(self) -> None:
+        for proc in list(self._live.values()):   # in a pid namespace: kills the namespace
+            try:
+                proc.kill()
+            except OSError:
+                pass
         for token in self._tokens:
             for proc in _marked(token):
                 try:

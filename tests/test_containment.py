@@ -1,0 +1,234 @@
+"""Containment of the local backend and its temp folders: real processes, real signals, the real CLI.
+
+Every agent here starts processes that try to outlive it: one with a cleared environment in a new
+session (`env -i setsid`, which no environment marker can find) and a double-forked one. Each is a
+`sleep` with an argument unique to the test, so the test finds its own and no one else's.
+"""
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from runner.sandbox import SandboxSpec, open_sandbox
+from runner.sandbox import local
+
+from .conftest import REPO, gauntlet
+
+ATTEMPT = "triton2triton__scale"
+
+
+def _tag() -> str:
+    return f"300.{random.randrange(10**8):08d}"
+
+
+def _escaping(tag: str, ready: Path, made: Path | None = None) -> str:
+    """Shell: start the escapees, note a mktemp -d folder in `made`, say `ready`, then sleep on."""
+    mk = f'd=$(mktemp -d) && echo "$d" > {made} && ' if made else ""
+    return (f"env -i setsid sh -c 'sleep {tag}' & "
+            f"( sh -c 'sleep {tag}' & ) & "
+            f"{mk}echo started > {ready}; sleep 300")
+
+
+def _alive(tag: str) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            if proc.info["cmdline"] == ["sleep", tag] and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except psutil.Error:
+            pass
+    return found
+
+
+def _alive_after(tag: str, deadline_s: float = 60) -> list[psutil.Process]:
+    """What is still alive once nothing more dies (polled up to a generous deadline; never timed)."""
+    deadline = time.monotonic() + deadline_s
+    while _alive(tag) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return _alive(tag)
+
+
+def _started(tag: str, count: int, seconds: float = 60) -> bool:
+    deadline = time.monotonic() + seconds
+    while len(_alive(tag)) < count and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return len(_alive(tag)) == count
+
+
+def _wait_for(path: Path, proc: subprocess.Popen | None = None, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while not path.exists() and time.monotonic() < deadline and (proc is None or proc.poll() is None):
+        time.sleep(0.1)
+    assert path.exists(), f"{path.name} never appeared"
+
+
+def _kill(tag: str) -> None:
+    for proc in _alive(tag):
+        try:
+            proc.kill()
+        except psutil.Error:
+            pass
+
+
+@pytest.fixture
+def host_tmp(tmp_path) -> Path:
+    """The runner's TMPDIR: every temp folder of the run must be gone from it afterwards."""
+    path = tmp_path / "hosttmp"
+    path.mkdir()
+    return path
+
+
+def _argv(tasks_root, out, command, budget="10m") -> list[str]:
+    return [sys.executable, "-m", "runner.cli", "run", "--agent", "command", "--command", command,
+            "--tasks", "triton2triton/scale", "--tasks-root", str(tasks_root), "--device", "cpu",
+            "--budget", budget, "--out", str(out)]
+
+
+def _start(argv, env) -> subprocess.Popen:
+    return subprocess.Popen(argv, cwd=REPO, env={**os.environ, **env}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True, text=True)
+
+
+def test_this_host_contains_by_pid_namespace():
+    # the tests below rely on it; a host where it fails must say so, not pass on the fallback
+    assert local.containment() == "pid-namespace"
+
+
+def test_escapees_die_with_the_budget(tmp_path):
+    tag, ready = _tag(), tmp_path / "ready"
+    sandbox = open_sandbox("local", SandboxSpec(role="agent", platform="cpu", workdir=tmp_path))
+    try:
+        result = sandbox.exec(["/bin/sh", "-c", _escaping(tag, ready)], timeout=3, grace=0.5)
+        assert ready.exists(), "the script never started"
+        assert result.timed_out and result.containment == "pid-namespace"
+        assert _alive_after(tag) == []
+    finally:
+        _kill(tag)
+
+
+def test_process_group_fallback_still_kills_marked_daemons(tmp_path, monkeypatch):
+    monkeypatch.setenv(local.CONTAINMENT_ENV, "process-group")
+    local.containment.cache_clear()
+    tag, ready = _tag(), tmp_path / "ready"
+    try:
+        sandbox = open_sandbox("local", SandboxSpec(role="agent", platform="cpu", workdir=tmp_path))
+        # only the double fork: a process that clears its environment escapes this mode (docs/agents.md)
+        result = sandbox.exec(["/bin/sh", "-c", f"( setsid sh -c 'sleep {tag}' & ) & echo started > {ready}; "
+                               "sleep 300"], timeout=3, grace=0.5)
+        assert ready.exists() and result.timed_out and result.containment == "process-group"
+        assert _alive_after(tag) == []
+    finally:
+        local.containment.cache_clear()
+        _kill(tag)
+
+
+def test_run_timeout_leaves_no_process_and_no_temp_folder(tasks_root, tmp_path, host_tmp):
+    tag, ready, made, out = _tag(), tmp_path / "ready", tmp_path / "made", tmp_path / "run"
+    try:
+        gauntlet(*_argv(tasks_root, out, _escaping(tag, ready, made), budget="3s")[3:],
+                 env={"TMPDIR": str(host_tmp)})
+        r = json.loads((out / "attempts" / ATTEMPT / "result.json").read_text())
+        assert r["status"] == "agent_timeout" and r["agent_containment"] == "pid-namespace"
+        assert r["compiled"], r["error"]         # the evaluation ran, its temp folders in the run's root too
+        assert _alive_after(tag) == []
+        agent_tmp = Path(made.read_text().strip())
+        assert agent_tmp.is_relative_to(host_tmp) and agent_tmp.name != "tmp"
+        assert not agent_tmp.exists()
+        assert list(host_tmp.iterdir()) == []
+    finally:
+        _kill(tag)
+
+
+@pytest.mark.parametrize("signum,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_interrupted_run_stops_its_agent_and_removes_its_temp_folders(tasks_root, tmp_path, host_tmp, signum, code):
+    tag, ready, made, out = _tag(), tmp_path / "ready", tmp_path / "made", tmp_path / "run"
+    proc = _start(_argv(tasks_root, out, _escaping(tag, ready, made)), {"TMPDIR": str(host_tmp)})
+    try:
+        _wait_for(ready, proc)
+        assert Path(made.read_text().strip()).is_dir()
+        proc.send_signal(signum)
+        _stdout, stderr = proc.communicate(timeout=120)
+        assert proc.returncode == code, stderr
+        assert "--resume" in stderr and "Traceback" not in stderr
+        assert _alive_after(tag) == []
+        assert list(host_tmp.iterdir()) == []
+        assert not (out / "attempts" / ATTEMPT / "result.json").exists()   # unfinished: --resume redoes it
+    finally:
+        proc.kill()
+        _kill(tag)
+
+
+def test_sigkill_of_the_runner_kills_its_agent_and_gc_removes_the_temp_folders(tasks_root, tmp_path, host_tmp):
+    tag, ready, made, out = _tag(), tmp_path / "ready", tmp_path / "made", tmp_path / "run"
+    proc = _start(_argv(tasks_root, out, _escaping(tag, ready, made)), {"TMPDIR": str(host_tmp)})
+    try:
+        _wait_for(ready, proc)
+        assert _started(tag, 2)
+        proc.kill()
+        proc.wait()
+        assert _alive_after(tag) == [], "the agent outlived a SIGKILLed runner"
+        agent_tmp = Path(made.read_text().strip())
+        assert agent_tmp.is_dir()                 # nobody was left to remove it ...
+        env = {"TMPDIR": str(host_tmp)}
+        listed = gauntlet("gc", "--backend", "local", "--dry-run", env=env).stdout
+        assert f"of run {out.resolve()}" in listed and agent_tmp.is_dir()
+        gauntlet("gc", "--backend", "local", env=env)  # ... but gc does
+        assert not agent_tmp.exists() and list(host_tmp.iterdir()) == []
+    finally:
+        proc.kill()
+        _kill(tag)
+
+
+def test_gc_kills_what_the_process_group_fallback_left_and_spares_live_runs(tasks_root, tmp_path, host_tmp):
+    # without a pid namespace nothing kills the agent when the runner is SIGKILLed: gc must
+    tag, ready, out = _tag(), tmp_path / "ready", tmp_path / "run"
+    env = {"TMPDIR": str(host_tmp), local.CONTAINMENT_ENV: "process-group"}
+    command = f"( setsid sh -c 'sleep {tag}' & ) & echo started > {ready}; sleep 300"
+    proc = _start(_argv(tasks_root, out, command), env)
+    try:
+        _wait_for(ready, proc)
+        assert _started(tag, 1)
+        assert gauntlet("gc", "--backend", "local", env=env).stdout.strip().endswith("0 removed")  # live: spared
+        assert _alive(tag)
+        proc.kill()
+        proc.wait()
+        assert _alive(tag), "the fallback left nothing behind: this test checks nothing"
+        removed = gauntlet("gc", "--backend", "local", env=env).stdout
+        assert f"of run {out.resolve()}" in removed
+        assert _alive_after(tag) == []
+        assert list(host_tmp.iterdir()) == []
+    finally:
+        proc.kill()
+        _kill(tag)
+
+
+def test_resume_after_sigkill_removes_the_dead_runs_temp_folders(tasks_root, tmp_path, host_tmp):
+    tag, ready, made, stale, out = _tag(), tmp_path / "ready", tmp_path / "made", tmp_path / "stale", tmp_path / "run"
+    # the resumed agent reports whether the killed attempt's temp folder is still there
+    command = (f'[ -s {made} ] && [ -e "$(cat {made})" ] && echo left > {stale}; '
+               + _escaping(tag, ready, made))
+    argv = _argv(tasks_root, out, command, budget="3s")
+    env = {"TMPDIR": str(host_tmp)}
+    proc = _start(argv, env)
+    try:
+        _wait_for(ready, proc)
+        first = Path(made.read_text().strip())
+        proc.kill()
+        proc.wait()
+        assert first.is_dir()
+        ready.unlink()
+        gauntlet(*argv[3:], "--resume", env=env)
+        assert ready.exists(), "the resumed agent never ran"
+        assert not stale.exists(), "--resume left the killed attempt's temp folder"
+        assert list(host_tmp.iterdir()) == []
+        assert _alive_after(tag) == []
+    finally:
+        proc.kill()
+        _kill(tag)
