@@ -14,7 +14,7 @@ HIP tasks are only checked for correctness (an NVIDIA timing says nothing about 
 Shipped torch2X kernels are stubs: they must compile and return 0 (their output is not checked).
 
 Needs only torch, the standard library and nvcc. Usage:
-    PYTHONUNBUFFERED=1 python3 bench/check_native_tasks.py [--only SUBSTRING] [--compile-only]
+    PYTHONUNBUFFERED=1 python3 bench/check_native_tasks.py [--only SUBSTRING[,SUBSTRING...]] [--compile-only]
 """
 from __future__ import annotations
 
@@ -206,7 +206,7 @@ def time_fn(fn, flush) -> tuple[float, int]:
 # ---- main ---------------------------------------------------------------------------------------
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", default="", help="run tasks whose id contains this substring")
+    ap.add_argument("--only", default="", help="run tasks whose id contains this substring (or one of several, comma-separated)")
     ap.add_argument("--compile-only", action="store_true", help="compile every kernel, run nothing")
     ap.add_argument("--arch", default="", help="nvcc -arch (default: the GPU's, else sm_90)")
     opts = ap.parse_args()
@@ -221,7 +221,7 @@ def main() -> int:
     print(f"python {sys.version.split()[0]}; command: {' '.join(sys.argv)}\n")
 
     tasks = [Task(p.parent) for cat in CATEGORIES for p in sorted((TASKS_ROOT / cat).glob("*/task.toml"))]
-    tasks = [t for t in tasks if opts.only in t.id]
+    tasks = [t for t in tasks if any(part in t.id for part in opts.only.split(","))]
     build = Path(tempfile.mkdtemp(prefix="native-check-"))
 
     # Compile everything in parallel: (task, variant) -> (ok, log, .so path)

@@ -73,19 +73,35 @@ class TaskInfo:
         self.id = task_id
         self.dir = ROOT / "tasks" / task_id
         meta = tomllib.loads((self.dir / "task.toml").read_text())
+        # `extends` (docs/task-format.md): keys and files this task lacks come from its bases.
+        self.folders, data = [self.dir], meta
+        while "extends" in data:
+            self.folders.append(ROOT / "tasks" / data["extends"])
+            data = tomllib.loads((self.folders[-1] / "task.toml").read_text())
+            for key, value in data.items():
+                if key in ("id", "category", "extends"):
+                    continue
+                if isinstance(value, dict) and isinstance(meta.get(key), dict):
+                    meta[key] = {**value, **meta[key]}
+                elif key not in meta:
+                    meta[key] = value
         self.category = meta["category"]
         self.platforms = meta["platforms"]
         self.baseline_is_reference = self.category.startswith("torch2")
         entry, symbol = meta["candidate"]["entry"], meta["candidate"]["symbol"]
         tag = task_id.replace("/", "_")
-        self.ref = load_module(self.dir / meta["reference"]["module"], f"{tag}_reference")
-        self.baseline_mod = load_module(self.dir / entry, f"{tag}_baseline")
-        self.solution = getattr(load_module(self.dir / meta["solution"]["dir"] / entry,
+        self.ref = load_module(self.resolve(meta["reference"]["module"]), f"{tag}_reference")
+        self.baseline_mod = load_module(self.resolve(entry), f"{tag}_baseline")
+        self.solution = getattr(load_module(self.resolve(meta["solution"]["dir"]) / entry,
                                             f"{tag}_solution"), symbol)
         self.shipped = getattr(self.baseline_mod, symbol)
         self.tolerance = {k: (v["atol"], v["rtol"]) for k, v in meta.get("tolerance", {}).items()}
-        self.configs = (load_configs(self.dir / meta["configs"]["seen"], "seen")
-                        + load_configs(self.dir / meta["configs"]["hidden"], "hidden"))
+        self.configs = (load_configs(self.resolve(meta["configs"]["seen"]), "seen")
+                        + load_configs(self.resolve(meta["configs"]["hidden"]), "hidden"))
+
+    def resolve(self, rel: str) -> Path:
+        """A task path, looked up in this folder first, then in the extended tasks."""
+        return next((f / rel for f in self.folders if (f / rel).exists()), self.dir / rel)
 
     def tol(self, dtype: torch.dtype) -> tuple[float, float]:
         name = str(dtype).removeprefix("torch.")
@@ -93,6 +109,11 @@ class TaskInfo:
 
 
 def compare(task: TaskInfo, out, ref) -> tuple[bool, str]:
+    if isinstance(ref, (tuple, list)):   # several outputs: each compared, the worst reported
+        if not isinstance(out, (tuple, list)) or len(out) != len(ref):
+            return False, f"returned {type(out).__name__}, want {len(ref)} tensors"
+        results = [compare(task, o, r) for o, r in zip(out, ref)]
+        return all(ok for ok, _ in results), "; ".join(msg for _, msg in results)
     if not isinstance(out, torch.Tensor):
         return False, f"returned {type(out).__name__}"
     if out.shape != ref.shape or out.dtype != ref.dtype:

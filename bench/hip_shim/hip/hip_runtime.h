@@ -16,3 +16,5 @@
 // HIP shuffles take no lane mask; every lane of the warp takes part. (CUDA still declares the
 // old mask-less __shfl_xor, which sm_70+ cannot use, so a macro redirects the calls instead.)
 #define __shfl_xor(var, lane_mask, ...) __shfl_xor_sync(0xffffffffu, var, lane_mask, ##__VA_ARGS__)
+#define __shfl_up(var, delta, ...) __shfl_up_sync(0xffffffffu, var, delta, ##__VA_ARGS__)
+#define __shfl(var, src, ...) __shfl_sync(0xffffffffu, var, src, ##__VA_ARGS__)

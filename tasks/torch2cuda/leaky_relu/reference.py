@@ -1,0 +1,13 @@
+"""LeakyReLU: elementwise on a float32 vector of n elements."""
+import torch
+
+
+def make_inputs(config: dict, generator: torch.Generator, device: str) -> list:
+    n = int(config["n"])
+    # Made on the CPU with the generator so the values do not depend on the device.
+    x = 3.0 * torch.randn((n,), generator=generator, dtype=torch.float32)
+    return [x.to(device), n, float(config['negative_slope'])]
+
+
+def reference(x, n, negative_slope):
+    return torch.nn.functional.leaky_relu(x, negative_slope)
