@@ -207,6 +207,15 @@ def _device(device: str) -> str:
     return detect_device() if device == "auto" else device
 
 
+def _preflight(device: str, backend: str) -> None:
+    """The host has the device, and for docker an engine and the image: one line before any agent runs."""
+    from .preflight import PreflightError, check
+    try:
+        check(device, backend)
+    except PreflightError as exc:
+        _fail(str(exc))
+
+
 def _progress():
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -262,6 +271,7 @@ def run(agent_name, selectors, backend, device, budget, out, resume, command, re
     except TaskError as exc:
         _fail(str(exc))
     dev = _device(device)
+    _preflight(dev, backend)
     runnable = [t for t in chosen if dev in t.platforms]
     skipped = [t.id for t in chosen if dev not in t.platforms]
     if skipped:
@@ -324,7 +334,9 @@ def eval_cmd(run_dir, device, backend, tasks_root, timing_regime, graph, max_spe
         by_id = {t.id: t for t in select([], root)}
     except TaskError as exc:
         _fail(str(exc))
-    options = RunOptions(agent=AgentSpec(name="eval", kind="noop"), device=_device(device), backend=backend,
+    dev = _device(device)
+    _preflight(dev, backend)
+    options = RunOptions(agent=AgentSpec(name="eval", kind="noop"), device=dev, backend=backend,
                          tasks_root=root, timing_regime=timing_regime, graph=graph, max_speedup=max_speedup)
     from .run import RunError
     try:

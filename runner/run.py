@@ -94,18 +94,8 @@ def parse_duration(text: str) -> float:
 
 def detect_device() -> str:
     """cuda if an NVIDIA GPU answers, rocm if an AMD one does, else cpu. Never imports torch."""
-    def answers(cmd: list[str]) -> bool:
-        if not shutil.which(cmd[0]):
-            return False
-        try:
-            return subprocess.run(cmd, capture_output=True, timeout=20).returncode == 0
-        except (OSError, subprocess.TimeoutExpired):
-            return False
-    if answers(["nvidia-smi", "-L"]):
-        return "cuda"
-    if Path("/dev/kfd").exists() and answers(["rocminfo"]):
-        return "rocm"
-    return "cpu"
+    from .preflight import device_present
+    return next(d for d in ("cuda", "rocm", "cpu") if device_present(d))
 
 
 def attempt_dir_name(task_id: str) -> str:
