@@ -135,9 +135,12 @@ def tasks_show(tasks_root, task_id):
 
 @tasks.command("validate")
 @_tasks_root_option
+@click.option("--load-only", is_flag=True,
+              help="Only load each task.toml; do not run the reference on its seen and hidden configs.")
 @click.argument("selectors", nargs=-1)
-def tasks_validate(tasks_root, selectors):
-    """Load every selected task strictly; one line per problem, exit 1 if any."""
+def tasks_validate(tasks_root, load_only, selectors):
+    """Load every selected task strictly, then run its reference (make_inputs and reference() on the CPU)
+    on every seen and hidden config; one line per problem, exit 1 if any."""
     root = Path(tasks_root or default_tasks_root())
     dirs = discover(root)
     wanted = [s.strip("/") for s in selectors if s != "all"]
@@ -145,13 +148,19 @@ def tasks_validate(tasks_root, selectors):
         dirs = [d for d in dirs if any(f"{d.parent.name}/{d.name}" == s or
                                        f"{d.parent.name}/{d.name}".startswith(s + "/") or d.parent.name == s
                                        for s in wanted)]
-    bad = 0
+    bad, loaded = 0, []
     for d in dirs:
         try:
             load_task(d, root)
+            loaded.append(d)
         except TaskError as exc:
             bad += 1
             click.echo(str(exc), err=True)
+    if loaded and not load_only:
+        from .refcheck import check_references
+        for problem in check_references(loaded, root).values():
+            bad += 1
+            click.echo(problem, err=True)
     click.echo(f"{len(dirs) - bad} valid, {bad} invalid")
     sys.exit(1 if bad or not dirs else 0)
 

@@ -69,3 +69,40 @@ def test_docker_without_the_image_is_one_line(tasks_root, tmp_path):
                     env={"GAUNTLET_IMAGE_CPU": "gauntlet-no-such-image:0"})
     one_line_error(proc, "--backend docker", "gauntlet-no-such-image:0", "missing", "images build cpu")
     no_attempt_started(out)
+
+
+# -- 2. a broken task is the task's error: validate runs its reference ---------------------------
+BROKEN_REFERENCES = {
+    "raises-at-import": ("raise ImportError('no such module: helpers')\n", "ImportError"),
+    "syntax-error": ("def make_inputs(config, generator, device)\n    return []\n", "SyntaxError"),
+    "no-make-inputs": ("def reference(x, alpha):\n    return x * alpha\n", "no callable make_inputs"),
+    "make-inputs-wrong-type": ("def make_inputs(config, generator, device):\n    return ['x']\n"
+                               "def reference(x):\n    return x\n", "returned a str"),
+    "make-inputs-not-a-list": ("def make_inputs(config, generator, device):\n    return None\n"
+                               "def reference(x):\n    return x\n", "make_inputs raised TypeError"),
+    "exits-the-process": ("import os\ndef make_inputs(config, generator, device):\n    os._exit(7)\n"
+                          "def reference(x):\n    return x\n", "ended the process"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN_REFERENCES))
+def test_validate_runs_the_reference_and_names_the_broken_one(tasks_root, case):
+    source, words = BROKEN_REFERENCES[case]
+    (tasks_root / SCALE / "reference.py").write_text(source)
+    proc = gauntlet("tasks", "validate", "--tasks-root", tasks_root, check=False)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "reference.py: reference:" in lines[0] and words in lines[0], lines
+    assert "0 valid, 1 invalid" in proc.stdout
+
+
+def test_validate_catches_a_reference_that_fails_only_on_a_hidden_config(tasks_root):
+    reference = tasks_root / SCALE / "reference.py"
+    reference.write_text(reference.read_text() + "\n_orig = reference\n"
+                         "def reference(x, alpha):\n    assert x.numel() != 7, 'prime size'\n"
+                         "    return _orig(x, alpha)\n")
+    hidden = (tasks_root / SCALE / "hidden" / "configs.toml").read_text()
+    assert "n = 7\n" in hidden, hidden
+    proc = gauntlet("tasks", "validate", "--tasks-root", tasks_root, check=False)
+    assert proc.returncode == 1 and "AssertionError: prime size" in proc.stderr and "unseen config" in proc.stderr
+    assert gauntlet("tasks", "validate", "--load-only", "--tasks-root", tasks_root).returncode == 0
