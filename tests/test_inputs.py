@@ -106,3 +106,42 @@ def test_validate_catches_a_reference_that_fails_only_on_a_hidden_config(tasks_r
     proc = gauntlet("tasks", "validate", "--tasks-root", tasks_root, check=False)
     assert proc.returncode == 1 and "AssertionError: prime size" in proc.stderr and "unseen config" in proc.stderr
     assert gauntlet("tasks", "validate", "--load-only", "--tasks-root", tasks_root).returncode == 0
+
+
+# -- 3. agent files: a schema, one line per problem, before any agent runs ---------------------
+BAD_AGENT_FILES = {
+    "gateway-not-a-table": ('gateway = "yes"\n', "gateway: must be a table, not 'yes'"),
+    "env-set-integer": ('[env]\nset = { RETRIES = 3 }\n', "env.set.RETRIES: must be a string, not 3"),
+    "env-required-string": ('[env]\nrequired = "MY_KEY"\n', "env.required: must be a list of strings"),
+    "unknown-gateway-key": ('[gateway]\nprotocol = "anthropic"\nupstreem = "https://x"\n',
+                            "gateway.upstreem: unknown key"),
+    "unknown-gateway-protocol": ('[gateway]\nprotocol = "grpc"\n', "gateway.protocol: 'grpc' is not one of"),
+    "unknown-parser": ('parser = "yaml-stream"\n', "parser: unknown parser 'yaml-stream'"),
+    "unknown-top-key": ('timeout = 5\n', "timeout: unknown key"),
+    "kind-unknown": ('', "kind: 'robot' is not one of", "robot"),
+    "description-not-string": ('description = 3\n', "description: must be a string"),
+    "not-utf8": (b"description = \"\xff\xfe\"\n", "file: not UTF-8 text"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_AGENT_FILES))
+def test_a_bad_agent_file_is_one_line_before_any_agent_runs(tasks_root, tmp_path, case):
+    extra, words, *kind = BAD_AGENT_FILES[case]
+    head = f'name = "mine"\nkind = "{kind[0] if kind else "command"}"\ncommand = "true"\n'
+    agent = tmp_path / "mine.toml"
+    if isinstance(extra, bytes):
+        agent.write_bytes(head.encode() + extra)
+    else:
+        # TOML tables come after the top-level keys
+        agent.write_text(head + extra)
+    out = tmp_path / "run"
+    proc = gauntlet("run", "--agent", agent, "--tasks", SCALE, "--tasks-root", tasks_root, "--device", "cpu",
+                    "--out", out, check=False)
+    line = one_line_error(proc, f"{agent}: {words}")
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert not out.exists(), line
+
+
+def test_the_shipped_agent_files_pass_the_schema():
+    proc = gauntlet("agents", "list")
+    assert {line.split()[0] for line in proc.stdout.splitlines()} >= {"claude-code", "codex", "cursor", "noop"}
