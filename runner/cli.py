@@ -9,7 +9,7 @@ import click
 from .agent import AgentError, list_agents, resolve_agent
 from .evaluator.timing import REGIMES
 from .result import MAX_SPEEDUP
-from .task import TaskError, default_tasks_root, discover, load_task, select
+from .task import TaskError, default_tasks_root, discover, find_task, load_task, select
 
 DEVICES = ("auto", "cuda", "rocm", "cpu")
 
@@ -107,7 +107,7 @@ def tasks_show(tasks_root, task_id):
     """Show one task: files, editable paths, configs (hidden ones are counted, not shown)."""
     root = Path(tasks_root or default_tasks_root())
     try:
-        t = load_task(root / task_id, root)
+        t = load_task(find_task(task_id, root), root)
     except TaskError as exc:
         _fail(str(exc))
     click.echo(f"{t.id}  [{t.category}]  platforms: {', '.join(t.platforms)}")
@@ -142,7 +142,10 @@ def tasks_validate(tasks_root, load_only, selectors):
     """Load every selected task strictly, then run its reference (make_inputs and reference() on the CPU)
     on every seen and hidden config; one line per problem, exit 1 if any."""
     root = Path(tasks_root or default_tasks_root())
-    dirs = discover(root)
+    try:
+        dirs = discover(root)
+    except TaskError as exc:
+        _fail(str(exc))
     wanted = [s.strip("/") for s in selectors if s != "all"]
     if wanted:
         dirs = [d for d in dirs if any(f"{d.parent.name}/{d.name}" == s or

@@ -449,8 +449,37 @@ def default_tasks_root() -> Path:
 
 
 def discover(tasks_root: Path | None = None) -> list[Path]:
+    """The task folders (<category>/<name>/task.toml) under the root; a missing or empty root is an
+    error naming it (rather than every selector later matching nothing)."""
     root = Path(tasks_root or default_tasks_root())
-    return sorted(p.parent for p in root.glob("*/*/task.toml"))
+    if not root.is_dir():
+        raise TaskError(root, "--tasks-root", "no such folder" if not root.exists() else "not a folder")
+    dirs = sorted(p.parent for p in root.glob("*/*/task.toml"))
+    if not dirs:
+        raise TaskError(root, "--tasks-root", "holds no task (no <category>/<name>/task.toml)")
+    return dirs
+
+
+def _suggest(name: str, ids: list[str]) -> str:
+    """' (did you mean cuda2cuda/softmax, ...?)' for a bare or mistyped task id; '' if nothing is close."""
+    import difflib
+    leaf = name.rsplit("/", 1)[-1]
+    near_leaves = set(difflib.get_close_matches(leaf, [i.rsplit("/", 1)[-1] for i in ids], n=3))
+    close = ([i for i in ids if i.rsplit("/", 1)[-1] == leaf]
+             or [i for i in ids if i.rsplit("/", 1)[-1] in near_leaves]
+             or difflib.get_close_matches(name, sorted({i.split("/")[0] for i in ids}) + ids, n=3))
+    return f" (did you mean {', '.join(close)}?)" if close else ""
+
+
+def find_task(task_id: str, tasks_root: Path | None = None) -> Path:
+    """The folder of one task id (category/name), or a TaskError that suggests the ids meant."""
+    root = Path(tasks_root or default_tasks_root())
+    dirs = discover(root)
+    ids = {f"{d.parent.name}/{d.name}": d for d in dirs}
+    wanted = task_id.strip("/")
+    if wanted not in ids:
+        raise TaskError(root, "task", f"no task {task_id!r}{_suggest(wanted, list(ids))}")
+    return ids[wanted]
 
 
 def select(selectors: list[str] | tuple[str, ...], tasks_root: Path | None = None) -> list[Task]:
@@ -463,6 +492,6 @@ def select(selectors: list[str] | tuple[str, ...], tasks_root: Path | None = Non
     for sel in wanted:
         match = [d for d, i in zip(dirs, ids) if i == sel or i.startswith(sel + "/") or d.parent.name == sel]
         if not match:
-            raise TaskError(root, "selector", f"{sel!r} matches no task")
+            raise TaskError(root, "selector", f"{sel!r} matches no task{_suggest(sel, ids)}")
         chosen.extend(m for m in match if m not in chosen)
     return [load_task(d, root) for d in (chosen if wanted else dirs)]

@@ -145,3 +145,37 @@ def test_a_bad_agent_file_is_one_line_before_any_agent_runs(tasks_root, tmp_path
 def test_the_shipped_agent_files_pass_the_schema():
     proc = gauntlet("agents", "list")
     assert {line.split()[0] for line in proc.stdout.splitlines()} >= {"claude-code", "codex", "cursor", "noop"}
+
+
+# -- 5. messages that say what is wrong -----------------------------------------------------------
+@pytest.mark.parametrize("command", [["run", "--agent", "noop", "--device", "cpu"], ["tasks", "list"],
+                                     ["tasks", "validate"], ["tasks", "show", SCALE]])
+@pytest.mark.parametrize("root_kind", ["missing", "empty"])
+def test_a_missing_or_empty_tasks_root_says_so(tmp_path, command, root_kind):
+    root = tmp_path / "suite"
+    if root_kind == "empty":
+        root.mkdir()
+    proc = gauntlet(*command, "--tasks-root", root, check=False)
+    line = one_line_error(proc, str(root), "--tasks-root",
+                          "no such folder" if root_kind == "missing" else "holds no task")
+    assert "device" not in line
+
+
+def test_eval_with_an_empty_tasks_root_says_so(tasks_root, tmp_path):
+    out = tmp_path / "run"
+    gauntlet("run", "--agent", "noop", "--tasks", SCALE, "--tasks-root", tasks_root, "--device", "cpu",
+             "--out", out, "--budget", "60")
+    (tmp_path / "empty").mkdir()
+    proc = gauntlet("eval", out, "--tasks-root", tmp_path / "empty", "--device", "cpu", check=False)
+    one_line_error(proc, "--tasks-root", "holds no task")
+
+
+@pytest.mark.parametrize("command,asked,meant", [
+    (["tasks", "show"], "softmax", "cuda2cuda/softmax, hip2hip/softmax, triton2triton/softmax"),
+    (["tasks", "show"], "cuda2cuda/sofmax", "cuda2cuda/softmax"),
+    (["tasks", "list"], "softmx", "cuda2cuda/softmax"),
+])
+def test_a_task_id_that_is_not_there_suggests_the_ones_meant(command, asked, meant):
+    proc = gauntlet(*command, asked, check=False)
+    one_line_error(proc, f"no task {asked!r}" if command[1] == "show" else f"{asked!r} matches no task",
+                   f"did you mean {meant}")
