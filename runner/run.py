@@ -38,7 +38,7 @@ from .result import MAX_SPEEDUP, AttemptResult, Evaluation, read_json, write_jso
 from .sandbox import Mount, SandboxSpec, open_sandbox
 from .sandbox.docker import JUDGE_DIR
 from . import configspace
-from .candidate import export_editable
+from .candidate import export_candidate
 from .task import Config, Task, default_tasks_root
 from .workspace import Workspace, apply_patch
 
@@ -372,10 +372,7 @@ class Run:
     # -- evaluation phase ------------------------------------------------------------------------
     def _evaluate(self, task: Task, adir: Path, result: AttemptResult) -> None:
         candidate = adir / "candidate"
-        if candidate.exists():
-            shutil.rmtree(candidate)
-        candidate.mkdir()
-        export_editable(adir / "workspace", task.editable, candidate)   # deny by default
+        export_candidate(adir / "workspace", task.editable, candidate)   # deny by default
         evaluation = evaluate_candidate(task, candidate, adir, self.options, drawn=self.drawn_configs(task))
         result.apply(evaluation)
         result.eval_seconds = evaluation_seconds(adir)
@@ -526,9 +523,7 @@ def reevaluate(run_dir: Path, options: RunOptions, tasks: dict[str, Task], progr
         ws.prepare()
         apply_patch(scratch, (adir / "diff.patch").read_text())
         candidate = adir / "candidate"
-        shutil.rmtree(candidate, ignore_errors=True)
-        candidate.mkdir()
-        export_editable(scratch, task.editable, candidate)
+        export_candidate(scratch, task.editable, candidate)
         shutil.rmtree(scratch)
         evaluation = evaluate_candidate(task, candidate, adir, options, drawn=recorded_drawn_configs(manifest, task.id))
         old.device = options.device

@@ -149,7 +149,7 @@ class Task:
 
 def load_configs(path: Path, split: str) -> list[Config]:
     try:
-        data = tomllib.loads(path.read_text())
+        data = tomllib.loads(_read_text(path, "config"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise TaskError(path, "config", f"cannot read: {exc}") from None
     unknown = set(data) - {"config"}
@@ -174,9 +174,17 @@ def load_configs(path: Path, split: str) -> list[Config]:
     return configs
 
 
+def _read_text(path: Path, key: str) -> str:
+    """A task file's text; bytes that are not UTF-8 are one TaskError line, not a traceback."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise TaskError(path, key, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
 def _read_toml(path: Path) -> dict:
     try:
-        return tomllib.loads(path.read_text())
+        return tomllib.loads(_read_text(path, "task.toml"))
     except FileNotFoundError:
         raise TaskError(path, "task.toml", "file not found") from None
     except tomllib.TOMLDecodeError as exc:
@@ -346,6 +354,10 @@ def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bo
     def find(key: str, rel: str) -> Path:
         for folder in folders:
             if (folder / rel).is_file():
+                # a link out of the folder would copy any host file into the workspace or the judge
+                if not (folder / rel).resolve().is_relative_to(folder):
+                    raise TaskError(path, key, f"{rel!r} is a symlink out of the task folder "
+                                    f"(to {(folder / rel).resolve()})")
                 return folder / rel
         raise TaskError(path, key, f"file {rel!r} not found")
 

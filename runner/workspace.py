@@ -18,6 +18,7 @@ from pathlib import Path
 import git
 from gitdb import IStream
 
+from .candidate import fresh_dir
 from .task import Task
 
 AUTHOR = git.Actor("gauntlet", "gauntlet@localhost")
@@ -71,9 +72,7 @@ class Workspace:
 
     def prepare(self) -> str:
         """Fresh copy + baseline commit; returns the baseline sha."""
-        if self.path.exists():
-            shutil.rmtree(self.path)
-        self.path.mkdir(parents=True)
+        fresh_dir(self.path)       # a planted symlink here is removed, never followed
         for rel, src in self.task.files.items():
             dest = self.path / rel
             dest.parent.mkdir(parents=True, exist_ok=True)

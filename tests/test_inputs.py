@@ -179,3 +179,45 @@ def test_a_task_id_that_is_not_there_suggests_the_ones_meant(command, asked, mea
     proc = gauntlet(*command, asked, check=False)
     one_line_error(proc, f"no task {asked!r}" if command[1] == "show" else f"{asked!r} matches no task",
                    f"did you mean {meant}")
+
+
+# -- 4. the loader and the candidate export --------------------------------------------------------
+@pytest.mark.parametrize("command", [["tasks", "validate", "--load-only"], ["tasks", "show", SCALE],
+                                     ["run", "--agent", "noop", "--device", "cpu", "--tasks", SCALE]])
+@pytest.mark.parametrize("file", ["task.toml", "configs.toml", "hidden/configs.toml"])
+def test_a_task_file_that_is_not_utf8_is_one_line(tasks_root, tmp_path, command, file):
+    path = tasks_root / SCALE / file
+    path.write_bytes(path.read_bytes().replace(b'"', b'"\xff', 1))
+    proc = gauntlet(*command, "--tasks-root", tasks_root, check=False)
+    one_line_error(proc, f"{path}: ", "not UTF-8 text")
+
+
+def test_an_editable_file_that_links_out_of_the_task_folder_is_refused(tasks_root, tmp_path):
+    secret = tmp_path / "host-secret.py"
+    secret.write_text("TOKEN = 'not for agents'\n")
+    kernel = tasks_root / SCALE / "kernel.py"
+    kernel.unlink()
+    kernel.symlink_to(secret)
+    out = tmp_path / "run"
+    for command in (["tasks", "validate", "--load-only"],
+                    ["run", "--agent", "noop", "--device", "cpu", "--tasks", SCALE, "--out", out]):
+        proc = gauntlet(*command, "--tasks-root", tasks_root, check=False)
+        one_line_error(proc, "task.toml: workspace.files", "'kernel.py' is a symlink out of the task folder")
+    assert not out.exists()
+
+
+def test_eval_never_writes_through_a_candidate_folder_that_is_a_symlink(tasks_root, tmp_path):
+    out = tmp_path / "run"
+    gauntlet("run", "--agent", "oracle", "--tasks", SCALE, "--tasks-root", tasks_root, "--device", "cpu",
+             "--out", out, "--budget", "60")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("mine")
+    candidate = out / "attempts" / "triton2triton__scale" / "candidate"
+    shutil.rmtree(candidate)
+    candidate.symlink_to(elsewhere, target_is_directory=True)
+    gauntlet("eval", out, "--tasks-root", tasks_root, "--device", "cpu")
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["keep.txt"]          # nothing written there
+    assert not candidate.is_symlink() and (candidate / "kernel.py").is_file()
+    import json
+    assert json.loads((candidate.parent / "result.json").read_text())["correct_unseen"] is True
