@@ -18,9 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 KINDS = ("noop", "oracle", "replay", "command")
-_KEYS = {"name", "kind", "description", "command", "parser", "env", "install", "gateway",
-         "cli"}  # `cli` names the executable the command needs (checked before a run starts)
-_ENV_KEYS = {"required", "set"}
 PLACEHOLDERS = ("prompt_file", "workspace", "budget_s", "deadline_epoch", "task_id")
 
 
@@ -109,36 +106,26 @@ def default_agents_dir() -> Path:
 
 
 def load_agent(path: Path) -> AgentSpec:
+    """agents/<name>.toml validated by runner/agentfile.py (pydantic): one AgentError line per problem."""
+    from .agentfile import validate
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text())
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise AgentError(path, "file", "not found") from None
+    except UnicodeDecodeError as exc:
+        raise AgentError(path, "file", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise AgentError(path, "file", f"not valid TOML: {exc}") from None
-    for key in data:
-        if key not in _KEYS:
-            raise AgentError(path, key, "unknown key")
-    for key in ("name", "kind"):
-        if not isinstance(data.get(key), str):
-            raise AgentError(path, key, "required string is missing")
-    if data["name"] != path.stem:
-        raise AgentError(path, "name", f"{data['name']!r} must match the file name {path.stem!r}")
-    if data["kind"] not in KINDS:
-        raise AgentError(path, "kind", f"{data['kind']!r} is not one of {', '.join(KINDS)}")
-    env = data.get("env", {})
-    if not isinstance(env, dict) or set(env) - _ENV_KEYS:
-        raise AgentError(path, "env", f"must be a table with keys {sorted(_ENV_KEYS)}")
-    command = data.get("command")
-    if command is not None:
-        if not isinstance(command, str):
-            raise AgentError(path, "command", "must be a string (a shell command template)")
-        _check_template(path, command)
-    return AgentSpec(name=data["name"], kind=data["kind"], description=data.get("description", ""),
-                     command=command, parser=data.get("parser", "plain"),
-                     env_required=tuple(env.get("required", [])), env_set=dict(env.get("set", {})),
-                     install=data.get("install", ""), gateway=dict(data.get("gateway", {})), source=path,
-                     cli=data.get("cli", ""))
+    agent = validate(path, data)
+    if agent.name != path.stem:
+        raise AgentError(path, "name", f"{agent.name!r} must match the file name {path.stem!r}")
+    if agent.command is not None:
+        _check_template(path, agent.command)
+    return AgentSpec(name=agent.name, kind=agent.kind, description=agent.description, command=agent.command,
+                     parser=agent.parser, env_required=tuple(agent.env.required), env_set=dict(agent.env.set),
+                     install=agent.install, source=path, cli=agent.cli,
+                     gateway=agent.gateway.model_dump(exclude_unset=True) if agent.gateway else {})
 
 
 # {name} is a placeholder; other braces (${VAR}, JSON, awk) are left to the shell.

@@ -53,6 +53,24 @@ def export_editable(source_dir: Path, editable, dest: Path) -> list[str]:
     return copied
 
 
+def fresh_dir(path: Path) -> Path:
+    """An empty real folder at `path`: whatever was there (a folder, a file, a symlink to anywhere)
+    is removed, never followed, so nothing is written or deleted through a planted link."""
+    path = Path(path)
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    return path
+
+
+def export_candidate(source_dir: Path, editable, dest: Path) -> list[str]:
+    """The candidate folder of an attempt (run and `gauntlet eval` alike): `dest` made afresh, then
+    the editable files of `source_dir` exported into it."""
+    return export_editable(source_dir, editable, fresh_dir(dest))
+
+
 def kernel_tree(files: dict[str, Path], editable, candidate_dir: Path | None, dest: Path) -> Path:
     """A kernel's build tree: the task's pristine visible `files` ({workspace path: source}), with
     the editable paths replaced by the candidate's (deleted where the candidate has none)."""

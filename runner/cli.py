@@ -9,7 +9,7 @@ import click
 from .agent import AgentError, list_agents, resolve_agent
 from .evaluator.timing import REGIMES
 from .result import MAX_SPEEDUP
-from .task import TaskError, default_tasks_root, discover, load_task, select
+from .task import TaskError, default_tasks_root, discover, find_task, load_task, select
 
 DEVICES = ("auto", "cuda", "rocm", "cpu")
 
@@ -107,7 +107,7 @@ def tasks_show(tasks_root, task_id):
     """Show one task: files, editable paths, configs (hidden ones are counted, not shown)."""
     root = Path(tasks_root or default_tasks_root())
     try:
-        t = load_task(root / task_id, root)
+        t = load_task(find_task(task_id, root), root)
     except TaskError as exc:
         _fail(str(exc))
     click.echo(f"{t.id}  [{t.category}]  platforms: {', '.join(t.platforms)}")
@@ -135,23 +135,35 @@ def tasks_show(tasks_root, task_id):
 
 @tasks.command("validate")
 @_tasks_root_option
+@click.option("--load-only", is_flag=True,
+              help="Only load each task.toml; do not run the reference on its seen and hidden configs.")
 @click.argument("selectors", nargs=-1)
-def tasks_validate(tasks_root, selectors):
-    """Load every selected task strictly; one line per problem, exit 1 if any."""
+def tasks_validate(tasks_root, load_only, selectors):
+    """Load every selected task strictly, then run its reference (make_inputs and reference() on the CPU)
+    on every seen and hidden config; one line per problem, exit 1 if any."""
     root = Path(tasks_root or default_tasks_root())
-    dirs = discover(root)
+    try:
+        dirs = discover(root)
+    except TaskError as exc:
+        _fail(str(exc))
     wanted = [s.strip("/") for s in selectors if s != "all"]
     if wanted:
         dirs = [d for d in dirs if any(f"{d.parent.name}/{d.name}" == s or
                                        f"{d.parent.name}/{d.name}".startswith(s + "/") or d.parent.name == s
                                        for s in wanted)]
-    bad = 0
+    bad, loaded = 0, []
     for d in dirs:
         try:
             load_task(d, root)
+            loaded.append(d)
         except TaskError as exc:
             bad += 1
             click.echo(str(exc), err=True)
+    if loaded and not load_only:
+        from .refcheck import check_references
+        for problem in check_references(loaded, root).values():
+            bad += 1
+            click.echo(problem, err=True)
     click.echo(f"{len(dirs) - bad} valid, {bad} invalid")
     sys.exit(1 if bad or not dirs else 0)
 
@@ -205,6 +217,15 @@ def agents_check(agent_name, backend, script, out, budget, **cli_options):
 def _device(device: str) -> str:
     from .run import detect_device
     return detect_device() if device == "auto" else device
+
+
+def _preflight(device: str, backend: str) -> None:
+    """The host has the device, and for docker an engine and the image: one line before any agent runs."""
+    from .preflight import PreflightError, check
+    try:
+        check(device, backend)
+    except PreflightError as exc:
+        _fail(str(exc))
 
 
 class _LiveProgress:
@@ -342,6 +363,7 @@ def run(agent_names, selectors, backend, device, budget, out, resume, command, r
     except TaskError as exc:
         _fail(str(exc))
     dev = _device(device)
+    _preflight(dev, backend)
     runnable = [t for t in chosen if dev in t.platforms]
     skipped = [t.id for t in chosen if dev not in t.platforms]
     if skipped:
@@ -432,7 +454,9 @@ def eval_cmd(run_dir, device, backend, tasks_root, timing_regime, graph, max_spe
         by_id = {t.id: t for t in select([], root)}
     except TaskError as exc:
         _fail(str(exc))
-    options = RunOptions(agent=AgentSpec(name="eval", kind="noop"), device=_device(device), backend=backend,
+    dev = _device(device)
+    _preflight(dev, backend)
+    options = RunOptions(agent=AgentSpec(name="eval", kind="noop"), device=dev, backend=backend,
                          tasks_root=root, timing_regime=timing_regime, graph=graph, max_speedup=max_speedup)
     from .run import RunError
     _terminate_as_exception()

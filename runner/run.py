@@ -54,7 +54,7 @@ from .sandbox import Mount, SandboxSpec, open_sandbox
 from .sandbox.docker import IMAGE_PYTHON, JUDGE_DIR
 from .sandbox.local import phase_temp_dir, remove_run_temp
 from . import configspace
-from .candidate import export_editable
+from .candidate import export_candidate
 from .task import Config, Task, default_tasks_root
 from .workspace import Workspace, apply_patch
 
@@ -123,18 +123,8 @@ def parse_duration(text: str) -> float:
 
 def detect_device() -> str:
     """cuda if an NVIDIA GPU answers, rocm if an AMD one does, else cpu. Never imports torch."""
-    def answers(cmd: list[str]) -> bool:
-        if not shutil.which(cmd[0]):
-            return False
-        try:
-            return subprocess.run(cmd, capture_output=True, timeout=20).returncode == 0
-        except (OSError, subprocess.TimeoutExpired):
-            return False
-    if answers(["nvidia-smi", "-L"]):
-        return "cuda"
-    if Path("/dev/kfd").exists() and answers(["rocminfo"]):
-        return "rocm"
-    return "cpu"
+    from .preflight import device_present
+    return next(d for d in ("cuda", "rocm", "cpu") if device_present(d))
 
 
 def attempt_dir_name(task_id: str) -> str:
@@ -525,10 +515,7 @@ class Attempt:
     # -- evaluation phase ------------------------------------------------------------------------
     def _evaluate(self, result: AttemptResult) -> None:
         candidate = self.dir / "candidate"
-        if candidate.exists():
-            shutil.rmtree(candidate)
-        candidate.mkdir()
-        export_editable(self.dir / "workspace", self.task.editable, candidate)   # deny by default
+        export_candidate(self.dir / "workspace", self.task.editable, candidate)   # deny by default
         if self.gpus is None:
             evaluation = self._timed_evaluation(candidate, None, result)
         else:
@@ -706,9 +693,7 @@ def _reevaluate_all(run_dir: Path, options: RunOptions, tasks: dict[str, Task], 
         ws.prepare()
         apply_patch(scratch, (adir / "diff.patch").read_text())
         candidate = adir / "candidate"
-        shutil.rmtree(candidate, ignore_errors=True)
-        candidate.mkdir()
-        export_editable(scratch, task.editable, candidate)
+        export_candidate(scratch, task.editable, candidate)
         shutil.rmtree(scratch)
         evaluation = evaluate_candidate(task, candidate, adir, options, drawn=recorded_drawn_configs(manifest, task.id))
         old.device = options.device

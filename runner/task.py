@@ -149,7 +149,7 @@ class Task:
 
 def load_configs(path: Path, split: str) -> list[Config]:
     try:
-        data = tomllib.loads(path.read_text())
+        data = tomllib.loads(_read_text(path, "config"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise TaskError(path, "config", f"cannot read: {exc}") from None
     unknown = set(data) - {"config"}
@@ -174,9 +174,17 @@ def load_configs(path: Path, split: str) -> list[Config]:
     return configs
 
 
+def _read_text(path: Path, key: str) -> str:
+    """A task file's text; bytes that are not UTF-8 are one TaskError line, not a traceback."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise TaskError(path, key, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
 def _read_toml(path: Path) -> dict:
     try:
-        return tomllib.loads(path.read_text())
+        return tomllib.loads(_read_text(path, "task.toml"))
     except FileNotFoundError:
         raise TaskError(path, "task.toml", "file not found") from None
     except tomllib.TOMLDecodeError as exc:
@@ -346,6 +354,10 @@ def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bo
     def find(key: str, rel: str) -> Path:
         for folder in folders:
             if (folder / rel).is_file():
+                # a link out of the folder would copy any host file into the workspace or the judge
+                if not (folder / rel).resolve().is_relative_to(folder):
+                    raise TaskError(path, key, f"{rel!r} is a symlink out of the task folder "
+                                    f"(to {(folder / rel).resolve()})")
                 return folder / rel
         raise TaskError(path, key, f"file {rel!r} not found")
 
@@ -449,8 +461,37 @@ def default_tasks_root() -> Path:
 
 
 def discover(tasks_root: Path | None = None) -> list[Path]:
+    """The task folders (<category>/<name>/task.toml) under the root; a missing or empty root is an
+    error naming it (rather than every selector later matching nothing)."""
     root = Path(tasks_root or default_tasks_root())
-    return sorted(p.parent for p in root.glob("*/*/task.toml"))
+    if not root.is_dir():
+        raise TaskError(root, "--tasks-root", "no such folder" if not root.exists() else "not a folder")
+    dirs = sorted(p.parent for p in root.glob("*/*/task.toml"))
+    if not dirs:
+        raise TaskError(root, "--tasks-root", "holds no task (no <category>/<name>/task.toml)")
+    return dirs
+
+
+def _suggest(name: str, ids: list[str]) -> str:
+    """' (did you mean cuda2cuda/softmax, ...?)' for a bare or mistyped task id; '' if nothing is close."""
+    import difflib
+    leaf = name.rsplit("/", 1)[-1]
+    near_leaves = set(difflib.get_close_matches(leaf, [i.rsplit("/", 1)[-1] for i in ids], n=3))
+    close = ([i for i in ids if i.rsplit("/", 1)[-1] == leaf]
+             or [i for i in ids if i.rsplit("/", 1)[-1] in near_leaves]
+             or difflib.get_close_matches(name, sorted({i.split("/")[0] for i in ids}) + ids, n=3))
+    return f" (did you mean {', '.join(close)}?)" if close else ""
+
+
+def find_task(task_id: str, tasks_root: Path | None = None) -> Path:
+    """The folder of one task id (category/name), or a TaskError that suggests the ids meant."""
+    root = Path(tasks_root or default_tasks_root())
+    dirs = discover(root)
+    ids = {f"{d.parent.name}/{d.name}": d for d in dirs}
+    wanted = task_id.strip("/")
+    if wanted not in ids:
+        raise TaskError(root, "task", f"no task {task_id!r}{_suggest(wanted, list(ids))}")
+    return ids[wanted]
 
 
 def select(selectors: list[str] | tuple[str, ...], tasks_root: Path | None = None) -> list[Task]:
@@ -463,6 +504,6 @@ def select(selectors: list[str] | tuple[str, ...], tasks_root: Path | None = Non
     for sel in wanted:
         match = [d for d, i in zip(dirs, ids) if i == sel or i.startswith(sel + "/") or d.parent.name == sel]
         if not match:
-            raise TaskError(root, "selector", f"{sel!r} matches no task")
+            raise TaskError(root, "selector", f"{sel!r} matches no task{_suggest(sel, ids)}")
         chosen.extend(m for m in match if m not in chosen)
     return [load_task(d, root) for d in (chosen if wanted else dirs)]

@@ -20,7 +20,7 @@ from pathlib import Path
 import git
 from gitdb import IStream
 
-from .candidate import MAX_FILE_BYTES
+from .candidate import MAX_FILE_BYTES, fresh_dir
 from .task import Task
 
 AUTHOR = git.Actor("gauntlet", "gauntlet@localhost")
@@ -78,9 +78,7 @@ class Workspace:
 
     def prepare(self) -> str:
         """Fresh copy + baseline commit; returns the baseline sha."""
-        if self.path.exists():
-            shutil.rmtree(self.path)
-        self.path.mkdir(parents=True)
+        fresh_dir(self.path)       # a planted symlink here is removed, never followed
         for rel, src in self.task.files.items():
             dest = self.path / rel
             dest.parent.mkdir(parents=True, exist_ok=True)

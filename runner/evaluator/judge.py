@@ -303,6 +303,29 @@ def freeze_reference(out) -> Frozen:
                   [o.device.type for o in outs])
 
 
+def make_inputs(reference, config: Config, generator, torch_device: str) -> list:
+    """The task's make_inputs for `config`; anything but a list of tensors and scalars is the task's error."""
+    import torch
+    try:
+        args = list(reference.make_inputs(dict(config.params), generator, torch_device))
+    except Exception as exc:
+        raise TaskBroken(f"make_inputs raised {type(exc).__name__}: {str(exc)[:200]} on {config.name}") from None
+    for a in args:
+        if not isinstance(a, (torch.Tensor, bool, int, float)):
+            raise TaskBroken(f"make_inputs returned a {type(a).__name__} on {config.name} "
+                             "(only tensors, int, float and bool)")
+    return args
+
+
+def run_reference(reference, args) -> Frozen:
+    """The reference's outputs on (copies of) `args`; a raise or a non-tensor output is the task's error."""
+    try:
+        out = reference.reference(*_clone(args))
+    except Exception as exc:
+        raise TaskBroken(f"the reference raised {type(exc).__name__}: {str(exc)[:200]}") from None
+    return freeze_reference(out)
+
+
 def _relevant_strides(shape, stride):
     return tuple(s for n, s in zip(shape, stride) if n > 1)
 
@@ -420,22 +443,11 @@ class Judge:
     def inputs(self, config: Config, seed: int, outliers: bool = False) -> list:
         import torch
         gen = torch.Generator().manual_seed(_seed(config, seed))
-        try:
-            args = list(self.ref.make_inputs(dict(config.params), gen, self.torch_device))
-        except Exception as exc:
-            raise TaskBroken(f"make_inputs raised {type(exc).__name__}: {str(exc)[:200]} on {config.name}") from None
-        for a in args:
-            if not isinstance(a, (torch.Tensor, bool, int, float)):
-                raise TaskBroken(f"make_inputs returned a {type(a).__name__} on {config.name} "
-                                 "(only tensors, int, float and bool)")
+        args = make_inputs(self.ref, config, gen, self.torch_device)
         return add_outliers(args, gen) if outliers else args
 
     def expected(self, args) -> Frozen:
-        try:
-            out = self.ref.reference(*_clone(args))
-        except Exception as exc:
-            raise TaskBroken(f"the reference raised {type(exc).__name__}: {str(exc)[:200]}") from None
-        return freeze_reference(out)
+        return run_reference(self.ref, args)
 
     def load(self, runner: RunnerClient, args, expected: Frozen) -> None:
         described, shared = protocol.describe_args(args)

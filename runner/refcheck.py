@@ -1,0 +1,80 @@
+"""Reference check for `gauntlet tasks validate`: import each task's reference and run make_inputs
+and reference() on every seen and hidden config on the CPU, so a broken task is caught here rather
+than scored as `task_error` in a run.
+
+The host side (`check_references`) never imports torch: the references run in one child process
+(`python -m runner.refcheck`), which uses the judge's own helpers, so validate and the judge agree on
+what a broken task is. A reference that kills its process fails only the task it was checking.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+TIMEOUT_S = 900          # the whole suite on the CPU (the largest hidden configs take seconds each)
+
+
+def check_references(task_dirs: list[Path], tasks_root: Path) -> dict[Path, str]:
+    """{task dir: one-line problem} for every task whose reference fails on a seen or hidden config."""
+    problems: dict[Path, str] = {}
+    pending = [Path(d) for d in task_dirs]
+    while pending:
+        with tempfile.NamedTemporaryFile("r", suffix=".jsonl") as report:
+            try:
+                proc = subprocess.run([sys.executable, "-m", "runner.refcheck", report.name, str(tasks_root),
+                                       *map(str, pending)], capture_output=True, text=True, timeout=TIMEOUT_S,
+                                      cwd=Path(__file__).resolve().parent.parent)
+                died = proc.returncode != 0
+                tail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1][:200]
+            except subprocess.TimeoutExpired:
+                died, tail = True, f"no answer in {TIMEOUT_S} s"
+            done = [json.loads(line) for line in report.read().splitlines() if line.strip()]
+        for item in done:
+            if item["problem"]:
+                problems[Path(item["task"])] = item["problem"]
+        checked = {Path(item["task"]) for item in done}
+        rest = [d for d in pending if d not in checked]
+        if died and rest:      # the task being checked took the process down: blame it, go on
+            problems[rest[0]] = f"{rest[0] / 'reference.py'}: reference: checking it ended the process ({tail})"
+            rest = rest[1:]
+        pending = rest if died else []
+    return problems
+
+
+def _check_one(task_dir: Path, tasks_root: Path) -> str | None:
+    import torch
+    from .evaluator.judge import WARMUP_SEED, TaskBroken, _seed, import_reference, make_inputs, run_reference
+    from .task import TaskError, load_task
+    try:
+        task = load_task(task_dir, tasks_root)
+    except TaskError:
+        return None          # the loader's own line is printed by validate
+    try:
+        reference = import_reference(task.reference)
+        for config in (*task.configs("seen"), *task.configs("unseen")):
+            generator = torch.Generator().manual_seed(_seed(config, WARMUP_SEED))
+            args = make_inputs(reference, config, generator, "cpu")
+            try:
+                run_reference(reference, args)
+            except TaskBroken as exc:
+                raise TaskBroken(f"{exc} on {config.split} config {config.name}") from None
+    except TaskBroken as exc:
+        return f"{task.reference}: reference: {exc}"
+    return None
+
+
+def main(argv: list[str]) -> int:
+    report, tasks_root, *dirs = argv
+    with open(report, "a") as out:
+        for d in dirs:
+            problem = _check_one(Path(d), Path(tasks_root))
+            out.write(json.dumps({"task": d, "problem": problem}) + "\n")
+            out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
