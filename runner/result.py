@@ -122,6 +122,7 @@ class AttemptResult:
     correct_drawn: bool | None = None               # --unseen N: correct on every drawn config (None: none)
     speedup_drawn: float | None = None              # geomean over the drawn configs; null unless correct
     quadrant: str | None = None                     # both_pass | opt_regression | both_fail | opt_improvement
+    environment: dict = field(default_factory=dict)  # the judge's: torch, triton, CUDA/ROCm, compilers, driver, GPU/CPU, OS
     compile_log: str = ""
     error: str | None = None
     attempt: int = 0                                # k of `--attempts K` (0 .. K-1)
@@ -157,6 +158,7 @@ class AttemptResult:
         self.baseline_correct_unseen = all(c.baseline_correct for c in unseen) if unseen else None
         self.quadrant = (quadrant(self.baseline_correct_unseen, self.correct_unseen and not self.flags)
                          if unseen else None)
+        self.environment = dict(evaluation.environment)
         self.compile_log = evaluation.compile_log[-4000:]
         if evaluation.error:
             self.error = evaluation.error

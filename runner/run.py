@@ -188,14 +188,8 @@ def versions(device: str) -> dict:
             info.update(json.loads(out.stdout.strip().splitlines()[-1]))
     except (OSError, subprocess.TimeoutExpired, ValueError):
         pass
-    for tool in ("nvcc", "hipcc"):
-        path = shutil.which(tool)
-        if path:
-            try:
-                text = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
-                info[tool] = (re.findall(r"release [\d.]+|HIP version: [\w.\-]+", text) or [text.strip()[-60:]])[0]
-            except (OSError, subprocess.TimeoutExpired):
-                pass
+    from .evaluator.build import compiler_versions
+    info.update(compiler_versions())
     return info
 
 

@@ -55,6 +55,13 @@ def test_oracle_passes_every_gate(tasks_root, tmp_path):
     assert f"{sys.executable} -m runner.evaluator" in prompt
     ev = json.loads((out / "attempts" / ATTEMPT / "evaluation.json").read_text())
     assert ev["environment"]["runner_isolation"] in ("bwrap", "unshare", "setpriv"), ev["environment"]
+    # result.json says what the numbers were measured on: the judge's own torch/triton, what torch
+    # was built for (no CUDA or ROCm here), the CPU and OS
+    env = r["environment"]
+    assert env["torch"] == manifest["versions"]["torch"] and env["triton"] and env["device"] == "cpu"
+    assert env["cuda"] is None and env["hip"] is None and env["cpu"] and "Linux" in env["os"], env
+    from runner.evaluator.build import compiler_versions
+    assert {k: env[k] for k in compiler_versions()} == compiler_versions()
 
 
 def test_hardcoded_seen_shapes_fail_correct_unseen(tasks_root, tmp_path):

@@ -31,6 +31,21 @@ def find_compiler(language: str) -> str:
     raise CompileError(f"{name} not found (set {env} or put it on PATH)")
 
 
+def compiler_versions() -> dict[str, str]:
+    """{'nvcc': 'release 12.4', 'hipcc': 'HIP version: 6.1...'} for the vendor compilers found (the
+    same lookup as a build); recorded with every result so a number names what compiled it."""
+    import re
+    found = {}
+    for language, tool in (("cuda", "nvcc"), ("hip", "hipcc")):
+        try:
+            path = find_compiler(language)
+            text = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
+        except (CompileError, OSError, subprocess.TimeoutExpired):
+            continue
+        found[tool] = (re.findall(r"release [\d.]+|HIP version: [\w.\-]+", text) or [text.strip()[-60:]])[0]
+    return found
+
+
 def compile_command(language: str, source: Path, output: Path, arch: str, flags=()) -> list[str]:
     """The harness owns the base flags; a task may only add to them."""
     if language == "cuda":

@@ -846,12 +846,28 @@ def static_flags(task: Task, tree: Path, fp32_task: bool) -> list[str]:
     return flags
 
 
+def _cpu_model() -> str | None:
+    """The CPU's model name (Linux /proc/cpuinfo; platform.processor() elsewhere)."""
+    import platform
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
 def environment(device: str, isolation: Isolation | None) -> dict:
-    """What the numbers were measured on."""
+    """What the numbers were measured on: the judge's own torch, triton, the CUDA/ROCm torch was built
+    for, the vendor compilers, driver, GPU (or CPU) and OS; copied into result.json."""
     import platform
     import torch
+    from .build import compiler_versions
     env = {"python": platform.python_version(), "torch": torch.__version__,
-           "runner_isolation": isolation.mode if isolation else None}
+           "cuda": torch.version.cuda, "hip": getattr(torch.version, "hip", None),
+           "os": platform.platform(), "cpu": _cpu_model(), "device": device,
+           "runner_isolation": isolation.mode if isolation else None, **compiler_versions()}
     try:
         import triton
         env["triton"] = triton.__version__
@@ -859,7 +875,7 @@ def environment(device: str, isolation: Isolation | None) -> dict:
         pass
     if device != "cpu":
         props = torch.cuda.get_device_properties(0)
-        env.update({"gpu": props.name, "cuda": torch.version.cuda, "hip": getattr(torch.version, "hip", None),
+        env.update({"gpu": props.name,
                     "arch": getattr(props, "gcnArchName", None) or f"sm_{props.major}{props.minor}"})
         tool = ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"] if device == "cuda" else \
             ["rocm-smi", "--showdriverversion"]
