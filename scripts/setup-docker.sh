@@ -127,10 +127,16 @@ fi
 
 # 5 -------------------------------------------------------------------------------------------
 step "agent CLIs bundle $CLIS"
+. "$REPO/scripts/agent-cli-versions.sh"
+pinned_bundle() {   # the bundle holds exactly the pinned versions (else it is rebuilt)
+    grep -q "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION\$" "$1/versions.txt" 2>/dev/null \
+        && grep -q "@openai/codex@$CODEX_VERSION\$" "$1/versions.txt" 2>/dev/null \
+        || { say "bundle in $1 is not the pinned claude-code $CLAUDE_CODE_VERSION / codex $CODEX_VERSION: rebuilding"; rm -rf "$1"; false; }
+}
 CLI_ARGS=()
 if [ "${GAUNTLET_NO_AGENT_CLIS:-0}" = 1 ]; then
     done_step "skipped (GAUNTLET_NO_AGENT_CLIS=1)"
-elif [ -d "$CLIS/node_modules/.bin" ]; then
+elif [ -d "$CLIS/node_modules/.bin" ] && pinned_bundle "$CLIS"; then
     CLI_ARGS=(--agent-clis "$CLIS"); done_step "present"
 elif "$REPO/scripts/images/bundle-agent-clis.sh" "$CLIS"; then
     CLI_ARGS=(--agent-clis "$CLIS"); done_step "$(du -sh "$CLIS" | cut -f1)"
