@@ -102,7 +102,8 @@ def parse_output(spec: "AgentSpec", agent_dir: Path, timed_out: bool, exit_code:
 
 
 def default_agents_dir() -> Path:
-    return Path(__file__).resolve().parent.parent / "agents"
+    from .resources import suite_root
+    return suite_root() / "agents"
 
 
 def load_agent(path: Path) -> AgentSpec:

@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
+from .resources import suite_root
 
 PLATFORMS = ("cpu", "cuda", "rocm")
-REPO = Path(__file__).resolve().parent.parent
+REPO = suite_root()   # the checkout, or the copy a non-editable install carries (runner/resources.py)
 MANIFEST_IN_IMAGE = "/etc/gauntlet-image.json"
 LOCAL_BASE = "gauntlet-base:bookworm"
 

@@ -514,10 +514,10 @@ def run_check(agent: str, *, backend: str = "local", out: Path | None = None, sc
     if backend == "local" and spec.cli and not find_cli(spec.cli):
         raise CheckError(f"agent {spec.name}: CLI {spec.cli!r} not found on PATH or in .agents/node_modules/.bin "
                          f"(install it: {spec.install or 'see docs/agents.md'})")
-    repo = Path(__file__).resolve().parent.parent
+    from .resources import suite_root
     scratch = Path(tempfile.mkdtemp(prefix="gl-check-"))
     root = scratch / "tasks"
-    shutil.copytree(repo / "tests" / "fixtures" / "tasks", root)
+    shutil.copytree(suite_root() / "tests" / "fixtures" / "tasks", root)
     task = load_task(root / "triton2triton" / "scale", root)
     out = Path(out) if out else scratch / "run"
     key = "sk-gauntlet-check-" + secrets.token_hex(8)   # what the server demands: proves key injection

@@ -143,8 +143,11 @@ class Task:
     def solution_files(self) -> dict[str, Path]:
         if self.solution_dir is None:
             return {}
+        # __pycache__: byte code pip writes beside an installed suite's .py files (or Python beside
+        # a checkout's), never part of a solution
         return {p.relative_to(self.solution_dir).as_posix(): p
-                for p in sorted(self.solution_dir.rglob("*")) if p.is_file()}
+                for p in sorted(self.solution_dir.rglob("*"))
+                if p.is_file() and "__pycache__" not in p.relative_to(self.solution_dir).parts}
 
 
 def load_configs(path: Path, split: str) -> list[Config]:
@@ -457,7 +460,8 @@ def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bo
 
 
 def default_tasks_root() -> Path:
-    return Path(__file__).resolve().parent.parent / "tasks"
+    from .resources import suite_root
+    return suite_root() / "tasks"
 
 
 def discover(tasks_root: Path | None = None) -> list[Path]:

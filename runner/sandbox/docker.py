@@ -45,7 +45,7 @@ IMAGE_PYTHON = "/opt/venv/bin/python"   # every image has it (scripts/images/ins
 JUDGE_DIR = "/gauntlet/judge"
 JUDGE_CAPS = ["SETUID", "SETGID", "CHOWN", "FOWNER", "DAC_OVERRIDE", "KILL"]
 WATCHDOG_MARGIN_S = 5.0
-REPO = Path(__file__).resolve().parent.parent.parent
+PACKAGE = Path(__file__).resolve().parent.parent     # runner/, wherever it is installed
 
 _CLIENT = None
 _CLIENT_LOCK = threading.Lock()
@@ -234,7 +234,7 @@ class DockerSandbox:
             self._maps.append((src, m.target, m.read_only))
         # The runner package, read-only: the evaluator (and the agent's self-check) import it from
         # here, so images need no rebuild when the code changes.
-        runner_src = (REPO / "runner").resolve()
+        runner_src = PACKAGE
         mounts.append(DMount(f"{RUNNER_TARGET}/runner", str(runner_src), type="bind", read_only=True))
         self._maps.append((runner_src, f"{RUNNER_TARGET}/runner", True))
         self._maps.sort(key=lambda item: len(item[0].parts), reverse=True)
