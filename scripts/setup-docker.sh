@@ -10,7 +10,8 @@
 #   5. the agent CLIs bundle: npm install into a folder  (GAUNTLET_NO_AGENT_CLIS=1 skips it)
 #   6. gauntlet-cpu:<version>, built offline (--network none) from 3 + 4 + 5
 #   7. Dockerfile.cuda and Dockerfile.rocm built the same way on the local base, smoke-tested and
-#      removed (their upstream bases are not reachable here; GAUNTLET_SKIP_GPU_DOCKERFILES=1 skips)
+#      kept under a tag keyed by the hash of their inputs, so a re-run with nothing changed skips them
+#      (their upstream bases are not reachable here; GAUNTLET_SKIP_GPU_DOCKERFILES=1 skips)
 #
 # Environment: GAUNTLET_CACHE (/var/tmp/gauntlet) holds the rootfs, wheelhouse and bundle;
 # DOCKERD_LOG (/var/log/gauntlet-dockerd.log); DEBIAN_MIRROR (default: the first Debian URI in
@@ -154,17 +155,26 @@ done_step "$(docker image inspect "gauntlet-cpu:$(cd "$REPO" && "$VPY" -c 'impor
 
 # 7 -------------------------------------------------------------------------------------------
 # The CUDA and ROCm Dockerfiles' steps on the local base (their upstream bases cannot be pulled
-# here): same scripts, their own build args, tagged :local-test, smoke-tested, then removed.
+# here): same scripts, their own build args, smoke-tested. Built once and kept, tagged
+# :local-test-<hash of their inputs> (scripts/images/inputs-hash.sh): a re-run with the same
+# inputs finds the tag and skips the build; a changed input builds a new tag and drops the old ones.
 if [ "${GAUNTLET_SKIP_GPU_DOCKERFILES:-0}" != 1 ]; then
     for platform in cuda rocm; do
         step "Dockerfile.$platform on the local base (offline)"
+        clis_dir=""; [ ${#CLI_ARGS[@]} -gt 0 ] && clis_dir="$CLIS"
+        tag="gauntlet-$platform:local-test-$("$REPO/scripts/images/inputs-hash.sh" "$platform" "$BASE_IMAGE" "$WHEELHOUSE" $clis_dir)"
+        if docker image inspect "$tag" >/dev/null 2>&1; then
+            done_step "$tag present (same inputs)"; continue
+        fi
         (cd "$REPO" && "$VPY" -m runner.cli images build "$platform" --base "$BASE_IMAGE" --wheelhouse "$WHEELHOUSE" \
-            "${CLI_ARGS[@]}" --tag "gauntlet-$platform:local-test" --quiet)
-        docker run --rm --network none --user 1000:1000 "gauntlet-$platform:local-test" sh -c \
+            "${CLI_ARGS[@]}" --tag "$tag" --quiet)
+        docker run --rm --network none --user 1000:1000 "$tag" sh -c \
             'python3 -c "import torch, triton, numpy" && git --version >/dev/null && node --version >/dev/null && cat /etc/gauntlet-image.json' \
             | tr -d '\n' | cut -c1-200; echo
-        docker rmi "gauntlet-$platform:local-test" >/dev/null
-        done_step "built, smoke-tested, removed"
+        for old in $(docker image ls "gauntlet-$platform" --format '{{.Repository}}:{{.Tag}}' | grep ':local-test' | grep -vx "$tag"); do
+            docker rmi "$old" >/dev/null || true
+        done
+        done_step "$tag built, smoke-tested, kept"
     done
 fi
 
