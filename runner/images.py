@@ -181,3 +181,19 @@ def manifest(client, ref: str) -> dict | None:
         return None
     finally:
         container.remove(force=True)
+
+
+def image_identity(platform: str) -> dict:
+    """What a docker-backend run records in manifest.json: the image reference its sandboxes use, the
+    image id (a content hash: the same id is the same image), its registry digests, and the versions
+    the image says it holds (agent CLIs included). Raises LookupError (one line) if it is missing."""
+    import docker
+    ref = image_ref(platform)
+    client = docker.from_env(timeout=30)
+    try:
+        image = client.images.get(ref)
+    except docker.errors.ImageNotFound:
+        raise LookupError(f"--backend docker: image {ref} is not built (gauntlet images build {platform}, "
+                          "or scripts/setup-docker.sh for cpu)") from None
+    return {"ref": ref, "id": image.id, "digests": image.attrs.get("RepoDigests") or [],
+            "created": image.attrs.get("Created"), "contents": manifest(client, ref)}

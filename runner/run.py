@@ -2,7 +2,8 @@
 
 run_dir/
   manifest.json                  agent, options, device, versions, suite commit, start/end,
-                                 drawn_configs (--unseen N: per task, the configs kept and rejected)
+                                 drawn_configs (--unseen N: per task, the configs kept and rejected),
+                                 image (docker backend: ref, id, digests, contents; per session in runs[])
   drawn/<category>__<name>/      --unseen N: the baseline's check of the drawn candidate configs
   attempts/<category>__<name>[__<agent>][__k<i>]/   RunLayout: one folder per attempt (the agent's
                                  name only in runs of several agents; k<i> for repeats i >= 1)
@@ -293,8 +294,15 @@ class Run:
                              "versions": versions(options.device), "runs": []}
         self.manifest["tasks"] = sorted(set(self.manifest.get("tasks", [])) | {t.id for t in tasks})
         self.manifest["attempts_per_task"] = max(attempts, self.manifest.get("attempts_per_task", 1))
-        self.manifest["runs"] = self.manifest.get("runs", []) + [
-            {"started": now(), "argv": sys.argv, **({"gpus": gpus.names} if gpus else {})}]
+        session = {"started": now(), "argv": sys.argv, **({"gpus": gpus.names} if gpus else {})}
+        if options.backend == "docker":   # which image, by content id: a rebuilt tag is a different image
+            from .images import image_identity
+            try:
+                session["image"] = image_identity(options.device)
+            except LookupError as exc:
+                raise RunError(str(exc)) from None
+            self.manifest.setdefault("image", session["image"])
+        self.manifest["runs"] = self.manifest.get("runs", []) + [session]
         write_json(self.manifest_path, self.manifest)
 
     def _clean_leftovers(self) -> None:
