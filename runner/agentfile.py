@@ -31,6 +31,7 @@ class GatewayTable(_Table):
     agent_env: dict[str, str] = {}
     allow_hosts: list[str] = []    # protocol "connect": host:port pairs
     pass_env: list[str] = []       # protocol "connect": keys the CLI holds itself
+    idle_timeout_s: int | float | None = None   # a stream silent this long is stopped (range checked in gateway.py)
 
     @field_validator("protocol")
     @classmethod
