@@ -9,11 +9,15 @@ round-robin, in TAGS order, so n >= 6 covers every tag:
   scale-down        a total size below the smallest seen/hidden config
   alignment-stress  primes, 2^k +- small odd numbers, odd multiples of `multiple_of`: never
                     multiples of 8/16/32/128 beyond what the kernel contract requires
-  skewed            one dimension as large as the bound allows, the others tiny
+  skewed            one dimension as large as the bound allows, the others tiny (with one
+                    dimension: a size within 8x of the bound)
   production        sizes from the `production` lists (shapes of real models)
 
 Every drawn config respects min/max/multiple_of and the bound on the product of the shape
-parameters, and differs from every seen and hidden config and from the other drawn ones. Which drawn
+parameters, and differs from every seen and hidden config and from the other drawn ones. Where a
+tag's exact shape is already taken (a hidden config of one element leaves no new `edge` at the
+minimum, nor anything below it for `scale-down`), the tag gets the nearest untaken legal shape: a
+few `multiple_of` steps up from it. Which drawn
 configs an attempt is scored on is decided by the baseline filter in runner/run.py (a config is kept
 only when the baseline passes on it); the kept ones are recorded in the run's manifest.
 """
@@ -27,6 +31,7 @@ from .task import Config, Dim, Space, Task
 TAGS = ("edge", "scale-up", "scale-down", "alignment-stress", "skewed", "production")
 SPLIT = "drawn"
 _TRIES = 200  # per config: rejection sampling against duplicates and tag criteria
+_NUDGE_STEPS = 64  # relaxed draws: how many legal steps up a taken shape may move
 
 
 class SpaceError(ValueError):
@@ -214,12 +219,29 @@ class _Drawer:
             return max(values) >= 64 * min(values)
         return True
 
+    def nudge(self, values: list[int], taken: list[dict], fixed: dict) -> dict | None:
+        """The nearest untaken params a few legal steps above `values` (one dim moved), or None."""
+        for step in range(1, _NUDGE_STEPS + 1):
+            for i in self.rng.sample(range(len(values)), len(values)):
+                moved = list(values)
+                moved[i] += step * self.dims[i].multiple_of
+                if moved[i] > self.dims[i].legal()[1] or math.prod(moved) > self.bound:
+                    continue
+                params = {**dict(zip(self.names, moved)), **fixed}
+                if params not in taken:
+                    return params
+        return None
+
     def fixed(self) -> dict:
         return {name: self.rng.choice(choices) for name, choices in self.space.fixed.items()}
 
 
 def draw(task: Task, n: int, seed: int, device: str = "cuda") -> list[Config]:
-    """n configs drawn from task.space, named drawn-<tag>-<k>, split "drawn", tags round-robin."""
+    """n configs drawn from task.space, named drawn-<tag>-<k>, split "drawn", tags round-robin.
+
+    A tag with nothing new left in the space (the few production sizes under a small bound) hands
+    its turn to the next tag, so the config keeps an honest tag; fewer than n come back only when
+    the whole space is exhausted, never a duplicate."""
     if task.space is None:
         raise SpaceError(f"{task.id}: declares no [space] to draw configs from (docs/task-format.md)")
     rng = random.Random(f"gauntlet-draw:{task.id}:{seed}:{task.space.bound(device)}")
@@ -228,24 +250,39 @@ def draw(task: Task, n: int, seed: int, device: str = "cuda") -> list[Config]:
     counts = {t: 0 for t in TAGS}
     configs = []
     for i in range(n):
-        tag = TAGS[i % len(TAGS)]
-        for attempt in range(_TRIES):
-            values = drawer.shape(tag)
-            if attempt >= _TRIES // 2:  # relaxed: the tag's criterion may be unreachable in this space
-                values = drawer.fit(values)
-            elif not drawer.accepts(tag, values):
-                continue
-            if math.prod(values) > drawer.bound:
-                continue
-            params = {**dict(zip(drawer.names, values)), **drawer.fixed()}
-            if params not in taken:
+        for turn in range(len(TAGS)):
+            tag = TAGS[(i + turn) % len(TAGS)]
+            params = _draw_one(drawer, tag, taken)
+            if params is not None:
                 break
         else:
-            continue  # nothing new for this tag (a tiny space): fewer configs, never a duplicate
+            continue
         taken.append(params)
         configs.append(Config(name=f"drawn-{tag}-{counts[tag]}", split=SPLIT, params=params, tag=tag))
         counts[tag] += 1
     return configs
+
+
+def _draw_one(drawer: _Drawer, tag: str, taken: list[dict]) -> dict | None:
+    """New params for one tag, or None. The second half of the tries relaxes the tag's size
+    criterion (it may be unreachable in this space) and nudges a taken shape to the nearest untaken
+    one; production shapes are never relaxed (a shrunk one would not be a production shape)."""
+    for attempt in range(_TRIES):
+        values = drawer.shape(tag)
+        relaxed = attempt >= _TRIES // 2 and tag != "production"
+        if relaxed:
+            values = drawer.fit(values)
+        elif not drawer.accepts(tag, values):
+            continue
+        if math.prod(values) > drawer.bound:
+            continue
+        fixed = drawer.fixed()
+        params = {**dict(zip(drawer.names, values)), **fixed}
+        if params in taken and relaxed:
+            params = drawer.nudge(values, taken, fixed) or params
+        if params not in taken:
+            return params
+    return None
 
 
 def select(candidates: list[Config], passed: dict[str, bool], n: int) -> list[Config]:

@@ -92,3 +92,21 @@ def test_kill_leftovers_finds_processes_of_a_crashed_run(tmp_path):
             os.kill(pid, 9)
         except ProcessLookupError:
             pass
+
+
+def test_an_agent_gets_a_home_of_its_own_and_no_login_shell_start_up_of_the_host(tmp_path, monkeypatch):
+    """HOME is `home/` in the exec's temp folder: a `bash -l` reads no profile of the host user's
+    (one that runs pyenv/conda init can stall every shell tool call of an agent)."""
+    host_home = tmp_path / "host-home"
+    host_home.mkdir()
+    (host_home / ".profile").write_text('echo "host profile ran" >&2\n')
+    monkeypatch.setenv("HOME", str(host_home))
+    out = tmp_path / "out"
+    spec = SandboxSpec(role="agent", platform="cpu", workdir=tmp_path, tmp_dir=tmp_path / "tmp")
+    result = open_sandbox("local", spec).exec(["/bin/bash", "-lc", 'echo "$HOME"'], timeout=30,
+                                              stdout=out, stderr=tmp_path / "err")
+    assert result.returncode == 0
+    assert out.read_text().strip() == str(tmp_path / "tmp" / "home")
+    assert "host profile ran" not in (tmp_path / "err").read_text()
+    judge = open_sandbox("local", SandboxSpec(role="eval", platform="cpu", workdir=tmp_path, tmp_dir=tmp_path / "t2"))
+    assert judge.exec(["/bin/sh", "-c", 'test "$HOME" = "$1"', "_", str(host_home)], timeout=30).returncode == 0

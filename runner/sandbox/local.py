@@ -17,7 +17,9 @@ allowlist of the host's (AGENT_HOST_ENV), never all of it; what it does guarante
 
 On timeout every process of the exec gets SIGTERM, and SIGKILL after a grace period. Each exec's
 TMPDIR is the spec's `tmp_dir` (under the run's temp root, `run_temp_root`), so temp folders an agent
-or the judge makes (mktemp -d, tempfile) are removed with the run.
+or the judge makes (mktemp -d, tempfile) are removed with the run. An agent's HOME is `home/` in that
+folder, not the host user's: the host's dotfiles, credentials and login-shell start-up (a `bash -l`
+that runs pyenv or conda init, as Codex's shell tool does) stay out of the attempt.
 """
 from __future__ import annotations
 
@@ -239,6 +241,10 @@ class LocalSandbox:
         if self.spec.tmp_dir is not None:
             Path(self.spec.tmp_dir).mkdir(parents=True, exist_ok=True)
             full_env["TMPDIR"] = str(self.spec.tmp_dir)
+            if self.spec.role == "agent":
+                home = Path(self.spec.tmp_dir) / "home"
+                home.mkdir(exist_ok=True)
+                full_env["HOME"] = str(home)
         namespaced = self.containment == "pid-namespace"
         prefix = _pid_namespace_prefix() if namespaced else []
         out = open(stdout, "wb") if stdout else subprocess.DEVNULL

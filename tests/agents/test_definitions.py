@@ -164,7 +164,10 @@ def test_price_table_in_docs_matches_code():
 
 
 def test_install_script_pins_versions():
-    text = (REPO / "scripts" / "install-agents.sh").read_text()
+    """One list of pins, sourced by the host install and the image bundle alike."""
+    text = (REPO / "scripts" / "agent-cli-versions.sh").read_text()
+    for user in ("install-agents.sh", "images/bundle-agent-clis.sh"):
+        assert "agent-cli-versions.sh" in (REPO / "scripts" / user).read_text(), user
     assert re.search(r'CLAUDE_CODE_VERSION="\$\{CLAUDE_CODE_VERSION:-\d+\.\d+\.\d+\}"', text)
     assert re.search(r'CODEX_VERSION="\$\{CODEX_VERSION:-\d+\.\d+\.\d+\}"', text)
     assert "/.agents/" in (REPO / ".gitignore").read_text()
