@@ -373,7 +373,7 @@ def run(agent_names, selectors, backend, device, budget, out, resume, command, r
     out = out or Path("runs") / f"{'+'.join(s.name for s in specs)}-{now().replace(':', '').replace('+0000', 'Z')}"
     options = RunOptions(agent=spec, more_agents=tuple(specs[1:]), device=dev, backend=backend, budget_s=budget_s,
                          tasks_root=root, agent_env=_agent_env(cli_options), timing_regime=timing_regime,
-                         graph=graph, max_speedup=max_speedup, unseen=unseen, seed=seed)
+                         graph=graph, max_speedup=max_speedup, unseen=unseen, seed=seed, jobs=jobs)
     # Under Ray each node's evaluation asks Ray for a GPU (Ray sets CUDA_VISIBLE_DEVICES): no pool here.
     pool = _gpu_pool(gpus, dev) if executor == "local" else None
     try:

@@ -109,6 +109,7 @@ class AttemptResult:
     agent_seconds: float | None = None
     agent_exit_code: int | None = None
     agent_containment: str | None = None  # how the agent's processes were held (runner/sandbox/local.py)
+    agent_limits: str | None = None      # CPU/memory/pid limits enforced on them, or "none: <why>"
     agent_failure: str | None = None     # classified by the agent's parser
     usage: dict | None = None            # from the CLI's own final event, else the gateway's meter
     usage_source: str | None = None      # "cli" | "gateway" (the CLI had no final usage: killed, crashed)

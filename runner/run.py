@@ -51,7 +51,7 @@ from .evaluator.isolation import HIDE_ENV
 from .gateway import open_gateway
 from .parsers import cap_log
 from .result import MAX_SPEEDUP, AttemptResult, Evaluation, read_json, write_json
-from .sandbox import Mount, SandboxSpec, open_sandbox
+from .sandbox import Mount, ResourceLimits, SandboxSpec, open_sandbox
 from .sandbox.docker import IMAGE_PYTHON, JUDGE_DIR
 from .sandbox.local import phase_temp_dir, remove_run_temp
 from . import configspace
@@ -86,6 +86,8 @@ class RunOptions:
     seed: int = 0
     # `--agent a --agent b`: the agents after the first (one comparable report, per-agent rows)
     more_agents: tuple[AgentSpec, ...] = ()
+    # --jobs: how many attempts run at once (sizes each agent's CPU share; not part of the identity)
+    jobs: int = 1
 
     @property
     def agents(self) -> tuple[AgentSpec, ...]:
@@ -451,7 +453,7 @@ class Attempt:
                      **self.options.agent_env, **self._required_env(spec), **gateway.env,
                      **(visible_env(self.options.device, gpu) if self.options.backend == "local" else {})},
                 gpu_ids=(gpu,) if gpu and self.options.device != "cpu" else (),
-                network=gateway.network,
+                network=gateway.network, limits=ResourceLimits.for_agents(self.options.jobs),
                 tmp_dir=phase_temp_dir(adir.parent.parent, adir.name, "agent") if self.options.backend == "local" else None,
                 labels={"gauntlet.task": task.id, "gauntlet.run": self.run_id}))
             self._run_agent(spec, sandbox, workspace, agent_dir, budget, deadline, result,
@@ -498,7 +500,7 @@ class Attempt:
                                        env=spec.env_set, stdout=agent_dir / "stdout.log",
                                        stderr=agent_dir / "stderr.log")
                 result.agent_exit_code = outcome.returncode
-                result.agent_containment = outcome.containment
+                result.agent_containment, result.agent_limits = outcome.containment, outcome.limits
                 if outcome.timed_out:
                     result.status = "agent_timeout"
                 elif outcome.returncode != 0:

@@ -1,8 +1,11 @@
 """The local sandbox's budget: real process trees, real signals."""
 import os
+import sys
 import time
+import uuid
 
 import psutil
+import pytest
 
 from runner.sandbox import SandboxSpec, open_sandbox
 from runner.sandbox.local import MARKER, kill_leftovers
@@ -110,3 +113,28 @@ def test_an_agent_gets_a_home_of_its_own_and_no_login_shell_start_up_of_the_host
     assert "host profile ran" not in (tmp_path / "err").read_text()
     judge = open_sandbox("local", SandboxSpec(role="eval", platform="cpu", workdir=tmp_path, tmp_dir=tmp_path / "t2"))
     assert judge.exec(["/bin/sh", "-c", 'test "$HOME" = "$1"', "_", str(host_home)], timeout=30).returncode == 0
+
+
+def test_an_agent_exec_is_held_to_its_pid_and_memory_limits(tmp_path):
+    """A fork bomb stops at the pid cap and a memory hog is killed at the memory cap; the result
+    says which limits held (or, where cgroups are not writable here, says that none did)."""
+    from runner.sandbox import ResourceLimits
+    from runner.sandbox.cgroups import ExecGroup, hierarchy
+    kind, why = hierarchy()
+    limits = ResourceLimits(memory=256 * 2**20, cpus=1.0, pids=32)
+    sandbox = open_sandbox("local", SandboxSpec(role="agent", platform="cpu", workdir=tmp_path, limits=limits))
+    forks = sandbox.exec(["/bin/sh", "-c", 'n=0; while [ $n -lt 100 ]; do sleep 5 & n=$((n+1)); done; echo "$n"'],
+                         timeout=60, stdout=tmp_path / "forks", stderr=tmp_path / "forks.err")
+    hog = sandbox.exec([sys.executable, "-c", "x = bytearray(1024 * 2**20); print(len(x))"], timeout=60,
+                       stdout=tmp_path / "hog", stderr=tmp_path / "hog.err")
+    if kind == "none":
+        assert forks.limits == hog.limits == f"none: {why}"
+        pytest.skip(f"limits not enforceable on this host: {why}")
+    assert forks.limits == f"cgroup {kind}: memory 256 MiB, cpus 1, pids 32"
+    assert "fork" in (tmp_path / "forks.err").read_text().lower()   # "Cannot fork" past the cap
+    assert hog.returncode != 0 and (tmp_path / "hog").read_text() == ""
+    group = ExecGroup(uuid.uuid4().hex, limits)   # and each exec's groups are gone after it
+    dirs = list(group.dirs)
+    assert dirs and all(d.is_dir() for d in dirs)
+    group.close()
+    assert not any(d.exists() for d in dirs)

@@ -109,6 +109,10 @@ def test_jobs_run_agents_side_by_side_and_evaluations_one_per_slot(tasks_root, t
             assert many[name][key] == one[name][key], (name, key)
     manifest = json.loads((parallel / "manifest.json").read_text())
     assert manifest["finished"] and manifest["runs"][0]["gpus"] == ["cpu"]
+    # each agent held to its CPU share of (cores - 1) / 4, at least 1 (or the host says it cannot be)
+    share = max(1.0, min(4.0, ((os.cpu_count() or 1) - 1) / 4))
+    for r in many.values():
+        assert r["agent_limits"].startswith("none: ") or f"cpus {share:g}, pids 1024" in r["agent_limits"], r
 
 
 def _run_marked(run_dir: Path) -> list[psutil.Process]:

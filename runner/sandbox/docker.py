@@ -25,7 +25,6 @@ from __future__ import annotations
 import grp
 import io
 import os
-import re
 import shutil
 import socket
 import tarfile
@@ -34,7 +33,7 @@ import time
 import uuid
 from pathlib import Path, PurePosixPath
 
-from . import ExecResult, Mount, SandboxSpec
+from . import ExecResult, Mount, ResourceLimits, SandboxSpec, parse_size
 
 MARKER = "GAUNTLET_SANDBOX_EXEC"
 AGENT_UID = 1000
@@ -61,19 +60,11 @@ def client():
         return _CLIENT
 
 
-def parse_size(text: str) -> int:
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*", str(text).lower())
-    if not match:
-        raise ValueError(f"{text!r} is not a size (examples: 512m, 2g)")
-    return int(float(match.group(1)) * 1024 ** " kmgt".index(match.group(2) or " "))
-
-
 def limits() -> dict:
     env = os.environ.get
+    per_exec = ResourceLimits.from_env("GAUNTLET_DOCKER_")
     return {
-        "memory": parse_size(env("GAUNTLET_DOCKER_MEMORY", "8g")),
-        "cpus": float(env("GAUNTLET_DOCKER_CPUS", str(min(4, os.cpu_count() or 1)))),
-        "pids": int(env("GAUNTLET_DOCKER_PIDS", "1024")),
+        "memory": per_exec.memory, "cpus": per_exec.cpus, "pids": per_exec.pids,
         "tmpfs": parse_size(env("GAUNTLET_DOCKER_TMPFS", "1g")),
         "shm": parse_size(env("GAUNTLET_DOCKER_SHM", "1g")),
         "file_max": parse_size(env("GAUNTLET_DOCKER_FILE_MAX", "1g")),
@@ -203,6 +194,9 @@ class DockerSandbox:
         self.spec = spec
         self.client = client()
         self.limits = limits()
+        if spec.limits is not None:   # a phase's own limits (agents under --jobs) only tighten these
+            for key in ("memory", "cpus", "pids"):
+                self.limits[key] = min(self.limits[key], getattr(spec.limits, key))
         self.container = None
         self._stopped = False
         self._dead = False

@@ -37,6 +37,7 @@ from pathlib import Path
 import psutil
 
 from . import ExecResult, SandboxSpec
+from .cgroups import ExecGroup
 
 # What an agent inherits from the host's environment: what a CLI needs to find its tools, locale,
 # terminal, GPU and CA bundle, and Gauntlet's own knobs. Never the rest: other vendors' API keys and
@@ -246,7 +247,8 @@ class LocalSandbox:
                 home.mkdir(exist_ok=True)
                 full_env["HOME"] = str(home)
         namespaced = self.containment == "pid-namespace"
-        prefix = _pid_namespace_prefix() if namespaced else []
+        group = ExecGroup(token, self.spec.limits) if self.spec.limits is not None else None
+        prefix = [*(group.prefix() if group else []), *(_pid_namespace_prefix() if namespaced else [])]
         out = open(stdout, "wb") if stdout else subprocess.DEVNULL
         err = open(stderr, "wb") if stderr else subprocess.DEVNULL
         start = time.monotonic()
@@ -279,13 +281,16 @@ class LocalSandbox:
         finally:
             if proc is not None:
                 self._live.pop(proc.pid, None)
+            if group is not None:
+                group.close()
             for fh in (out, err):
                 if fh is not subprocess.DEVNULL:
                     fh.close()
         return ExecResult(returncode=None if timed_out else proc.returncode, timed_out=timed_out,
                           seconds=time.monotonic() - start,
                           stdout_path=Path(stdout) if stdout else None,
-                          stderr_path=Path(stderr) if stderr else None, containment=self.containment)
+                          stderr_path=Path(stderr) if stderr else None, containment=self.containment,
+                          limits=group.enforced if group else None)
 
     def copy_in(self, source: Path, target: str) -> None:
         _copy(Path(source), Path(target))
