@@ -5,11 +5,7 @@
 # Writes OUT_DIR/{env.txt,report.md,results.json,runs.tgz} (runs.tgz: the run dirs without workspaces).
 set -uo pipefail
 out=$1; shift
-if [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD
-fi
-export PATH=$PATH:/usr/local/cuda/bin PYTHONUNBUFFERED=1 COLUMNS=200
+. bench/gpu_env.sh || exit 1
 mkdir -p "$out"
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; nvcc --version | tail -1
   python3 -c 'import torch, triton; print("torch", torch.__version__, "cuda", torch.version.cuda, "triton", triton.__version__)'; } > "$out/env.txt" 2>&1
