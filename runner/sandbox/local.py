@@ -98,15 +98,20 @@ def _marked_by(key: str, value: str) -> list[psutil.Process]:
     return found
 
 
-def kill_leftovers(run_id: str) -> int:
-    """Kill every process a local sandbox of this run started (after a runner crash)."""
-    procs = _marked_by(RUN_MARKER, run_id)
+def _kill_all(procs: list[psutil.Process], wait: float) -> None:
+    """SIGKILL each (one already gone is fine), then wait up to `wait` s for them to be reaped."""
     for proc in procs:
         try:
             proc.kill()
         except psutil.Error:
             pass
-    psutil.wait_procs(procs, timeout=2)
+    psutil.wait_procs(procs, timeout=wait)
+
+
+def kill_leftovers(run_id: str) -> int:
+    """Kill every process a local sandbox of this run started (after a runner crash)."""
+    procs = _marked_by(RUN_MARKER, run_id)
+    _kill_all(procs, wait=2)
     return len(procs)
 
 
@@ -147,12 +152,7 @@ def kill_tree(root_pid: int, token: str, grace: float, by_marker: bool = True) -
         left = [p for p in everyone() if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
         if not left:
             break
-        for proc in left:
-            try:
-                proc.kill()
-            except psutil.Error:
-                pass
-        psutil.wait_procs(left, timeout=0.2)
+        _kill_all(left, wait=0.2)
 
 
 TEMP_PREFIX = "gauntlet-run-"
@@ -203,12 +203,7 @@ def gc(dry_run: bool = False, live=lambda run_dir: False) -> list[str]:
             continue
         removed += [f"process {p.pid} ({p.info['name']}) of run {run_dir}" for p in procs]
         if not dry_run:
-            for proc in procs:
-                try:
-                    proc.kill()
-                except psutil.Error:
-                    pass
-            psutil.wait_procs(procs, timeout=2)
+            _kill_all(procs, wait=2)
     for root in sorted(Path(tempfile.gettempdir()).glob(f"{TEMP_PREFIX}*")):
         try:
             owner = (root / TEMP_OWNER_FILE).read_text().strip()
@@ -305,11 +300,7 @@ class LocalSandbox:
             except OSError:
                 pass
         for token in self._tokens:
-            for proc in _marked(token):
-                try:
-                    proc.kill()
-                except psutil.Error:
-                    pass
+            _kill_all(_marked(token), wait=0)
 
 
 def _copy(source: Path, target: Path) -> None:
