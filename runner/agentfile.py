@@ -37,9 +37,13 @@ class GatewayTable(_Table):
     @classmethod
     def _known_protocol(cls, value: str) -> str:
         from .gateway import PROTOCOLS
-        if value not in PROTOCOLS:
-            raise ValueError(f"{value!r} is not one of {', '.join(PROTOCOLS)}")
-        return value
+        return _one_of(value, PROTOCOLS, f"{value!r} is not one of {', '.join(PROTOCOLS)}")
+
+
+def _one_of(value: str, known, message: str) -> str:
+    if value not in known:
+        raise ValueError(message)
+    return value
 
 
 class AgentFile(_Table):
@@ -57,9 +61,7 @@ class AgentFile(_Table):
     @classmethod
     def _known_parser(cls, value: str) -> str:
         from . import parsers  # noqa: F401  (registers the agent CLI parsers into PARSERS)
-        if value not in PARSERS:
-            raise ValueError(f"unknown parser {value!r} (known: {', '.join(sorted(PARSERS))})")
-        return value
+        return _one_of(value, PARSERS, f"unknown parser {value!r} (known: {', '.join(sorted(PARSERS))})")
 
 
 _MESSAGES = {   # pydantic's wording -> the TOML user's
