@@ -35,7 +35,12 @@ def _cumsum_kernel(x_ptr, out_ptr, M, N, ROWS: tl.constexpr, BLOCK_N: tl.constex
         x = tl.load(src + cols[None, :], mask=col_ok[None, :], other=0.0)
         scan = tl.cumsum(x, axis=1)
         tl.store(dst + cols[None, :], scan + carry[:, None], mask=row_ok[:, None] & col_ok[None, :])
-        carry += tl.sum(x, axis=1)
+        # The running total is the block's last stored sum, read back rather than reduced: Triton
+        # 3.6's thread-locality pass asserts on a reduction accumulated across this loop whose
+        # result is unused after it (`loopResult.hasOneUse()`).
+        tl.debug_barrier()
+        last = tl.minimum(start + BLOCK_N, N) - 1
+        carry = tl.load(out_ptr + tl.minimum(rows, M - 1).to(tl.int64) * N + last)
 
 
 def _tiles(x: torch.Tensor, N: int) -> tuple[bool, int, int, int]:
