@@ -57,7 +57,7 @@ from .sandbox.local import phase_temp_dir, remove_run_temp
 from . import configspace
 from .candidate import export_candidate
 from .task import Config, Task, default_tasks_root
-from .workspace import Workspace, apply_patch
+from .workspace import PatchError, Workspace, apply_patch
 
 EVAL_TIMEOUT_S = 1800
 AGENT_GRACE_S = 10
@@ -693,7 +693,12 @@ def _reevaluate_all(run_dir: Path, options: RunOptions, tasks: dict[str, Task], 
         scratch = adir / "reeval-workspace"
         ws = Workspace(scratch, task)
         ws.prepare()
-        apply_patch(scratch, (adir / "diff.patch").read_text())
+        try:
+            apply_patch(scratch, (adir / "diff.patch").read_text(encoding="utf-8"))
+        except (PatchError, UnicodeDecodeError) as exc:
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise RunError(f"{adir / 'diff.patch'}: does not apply to {task.id}'s files ({exc}); "
+                           "this attempt cannot be re-evaluated") from None
         candidate = adir / "candidate"
         export_candidate(scratch, task.editable, candidate)
         shutil.rmtree(scratch)

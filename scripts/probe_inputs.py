@@ -129,7 +129,7 @@ def probes() -> list[Probe]:
         p.append(Probe(f"task.toml: `{key}` missing", VALIDATE,
                        lambda c, key=key: _drop_line(c.task / "task.toml", f"{key} =")))
     p += [
-        Probe("task.toml: unknown top-level key", VALIDATE, append("task.toml", "\nspeed = 3\n")),
+        Probe("task.toml: unknown top-level key", VALIDATE, _prepend("task.toml", "speed = 3\n")),
         Probe("task.toml: not valid TOML", VALIDATE, append("task.toml", "\n[[[\n")),
         Probe("task.toml: empty file", VALIDATE, write("task.toml", "")),
         Probe("task.toml: not UTF-8", VALIDATE,
@@ -170,6 +170,27 @@ def probes() -> list[Probe]:
               _space("[space]\nmax_elements = 100\n[space.shape.n]\nmin = 9\nmax = 1\n")),
         Probe("task.toml: [space] unknown dim key", VALIDATE,
               _space("[space]\nmax_elements = 100\n[space.shape.n]\nmin = 1\nmax = 9\nstep = 2\n")),
+        Probe("task.toml: is a folder", VALIDATE, lambda c: (_unlink(c.task / "task.toml"), (c.task / "task.toml").mkdir())),
+        Probe("task.toml: id is a number", VALIDATE, _sub_line("id", "id = 3")),
+        Probe("task.toml: platforms empty", VALIDATE, _sub_line("platforms", "platforms = []")),
+        Probe("task.toml: seen configs link out of the task", VALIDATE, link_out("configs.toml")),
+        Probe("task.toml: hidden configs link out of the task", VALIDATE, link_out("hidden/configs.toml")),
+        Probe("task.toml: editable file is a dangling symlink", VALIDATE,
+              lambda c: (_unlink(c.task / "kernel.py"), (c.task / "kernel.py").symlink_to(c.task / "gone.py"))),
+        Probe("task.toml: editable file is a folder", VALIDATE,
+              lambda c: (_unlink(c.task / "kernel.py"), (c.task / "kernel.py").mkdir())),
+        Probe("task.toml: candidate.entry not editable", VALIDATE,
+              replace("task.toml", 'entry = "kernel.py"', 'entry = "reference.py"')),
+        Probe("task.toml: reference.module missing", VALIDATE,
+              replace("task.toml", 'module = "reference.py"', 'module = "nope.py"')),
+        Probe("task.toml: configs.seen is a number", VALIDATE,
+              replace("task.toml", 'seen = "configs.toml"', "seen = 3")),
+        Probe("task.toml: tolerance atol negative", VALIDATE,
+              append("task.toml", "\n[tolerance.float32]\natol = -1\nrtol = 1\n")),
+        Probe("task.toml: [space] dim max a string", VALIDATE,
+              _space('[space]\nmax_elements = 100\n[space.shape.n]\nmin = 1\nmax = "9"\n')),
+        Probe("task.toml: [space.fixed] choice list empty", VALIDATE,
+              _space("[space]\nmax_elements = 100\n[space.shape.n]\nmin = 1\nmax = 9\n[space.fixed]\nalpha = []\n")),
         Probe("task.toml: [space] zero max_elements", VALIDATE,
               _space("[space]\nmax_elements = 0\n[space.shape.n]\nmin = 1\nmax = 9\n")),
     ]
@@ -182,8 +203,11 @@ def probes() -> list[Probe]:
             Probe(f"{rel}: duplicate config name", VALIDATE,
                   write(rel, '[[config]]\nname = "a"\nn = 3\n[[config]]\nname = "a"\nn = 4\n')),
             Probe(f"{rel}: config value is a table", VALIDATE, write(rel, '[[config]]\nname = "a"\nn = {x = 1}\n')),
-            Probe(f"{rel}: unknown top-level key", VALIDATE, append(rel, "\nother = 1\n")),
+            Probe(f"{rel}: unknown top-level key", VALIDATE, _prepend(rel, "other = 1\n")),
             Probe(f"{rel}: not UTF-8", VALIDATE, write(rel, b'[[config]]\nname = "\xff"\n')),
+            Probe(f"{rel}: [config] a table, not an array", VALIDATE, write(rel, '[config]\nname = "a"\nn = 3\n')),
+            Probe(f"{rel}: config name empty", VALIDATE, write(rel, '[[config]]\nname = ""\nn = 3\nalpha = 1.0\n')),
+            Probe(f"{rel}: is a folder", VALIDATE, lambda c, rel=rel: (_unlink(c.task / rel), (c.task / rel).mkdir())),
         ]
     p.append(Probe("hidden config named like a seen one", VALIDATE, write("hidden/configs.toml",
                                                                          '[[config]]\nname = "small"\nn = 5\nalpha = 1.0\n')))
@@ -197,6 +221,9 @@ def probes() -> list[Probe]:
         Probe("reference() returns a string", VALIDATE_RUN, write(
             "reference.py", "import torch\ndef make_inputs(c, g, d):\n    return [torch.ones(2)]\n"
                             "def reference(x):\n    return 'x'\n")),
+        Probe("reference.py not UTF-8", VALIDATE_RUN, write("reference.py", b"# \xff\xfe\ndef make_inputs(:\n")),
+        Probe("solution kernel raises at import", VALIDATE_RUN, write("solution/kernel.py", "raise RuntimeError('x')\n")),
+        Probe("solution kernel has no forward", VALIDATE_RUN, write("solution/kernel.py", "def other(x, a):\n    return x\n")),
         Probe("reference.py exits the process", VALIDATE_RUN, write("reference.py", "import os\nos._exit(3)\n")),
     ]
     # agent files
@@ -222,6 +249,16 @@ def probes() -> list[Probe]:
         Probe("agent: not UTF-8", RUN_MINE, agent(b'description = "\xff"\n')),
         Probe("agent: file missing", ["run", "--agent", "{tmp}/none.toml", "--tasks", SCALE, "--tasks-root", "{root}",
                                       "--device", "cpu"]),
+        Probe("agent: file is a folder", ["run", "--agent", "{tmp}/dir.toml", "--tasks", SCALE, "--tasks-root", "{root}",
+                                           "--device", "cpu", "--out", "{tmp}/out"], lambda c: (c.tmp / "dir.toml").mkdir()),
+        Probe("agent: file is a dangling symlink", ["run", "--agent", "{tmp}/dangling.toml", "--tasks", SCALE,
+                                                    "--tasks-root", "{root}", "--device", "cpu", "--out", "{tmp}/out"],
+              lambda c: (c.tmp / "dangling.toml").symlink_to(c.tmp / "gone.toml")),
+        Probe("agent: empty file", RUN_MINE, agent("", "")),
+        Probe("agent: name missing", RUN_MINE, agent("", 'kind = "noop"\n')),
+        Probe("agent: parser a number", RUN_MINE, agent("parser = 3\n")),
+        Probe("agent: env.set a list", RUN_MINE, agent('[env]\nset = ["A=1"]\n')),
+        Probe("agent: gateway.upstream a number", RUN_MINE, agent('[gateway]\nprotocol = "anthropic"\nupstream = 3\n')),
         Probe("agent: CLI not installed", RUN_MINE, agent('cli = "no-such-agent-cli-xyz"\n')),
         Probe("agent: required key not set", RUN_MINE, agent('[env]\nrequired = ["GAUNTLET_PROBE_UNSET_KEY"]\n')),
     ]
@@ -247,7 +284,15 @@ def probes() -> list[Probe]:
         Probe("--backend docker, image missing", run_noop + ["--backend", "docker"],
               env={"GAUNTLET_IMAGE_CPU": "gauntlet-probe-missing:0"}),
         Probe("--unseen -1", run_noop + ["--unseen", "-1"]),
-        Probe("--unseen on a task without [space]", run_noop + ["--unseen", "2"]),
+        Probe("--unseen on a task without [space]", run_noop + ["--unseen", "2"], _space("")),
+        Probe("--max-speedup -1", run_noop + ["--max-speedup", "-1"]),
+        Probe("--jobs 0", run_noop + ["--jobs", "0"]),
+        Probe("--attempts 0", run_noop + ["--attempts", "0"]),
+        Probe("--gpus 7 on the cpu", run_noop + ["--gpus", "7"]),
+        Probe("--ray-resource without --executor ray", run_noop + ["--ray-resource", "TPU=1"]),
+        Probe("--ray-resource not NAME=AMOUNT", run_noop + ["--executor", "ray", "--ray-resource", "TPU"]),
+        Probe("--executor spark", run_noop + ["--executor", "spark"]),
+        Probe("--tasks empty string", RUN[:2] + ["", "--tasks-root", "{root}", "--device", "cpu", "--agent", "noop"]),
         Probe("--seed abc", run_noop + ["--seed", "abc"]),
         Probe("--timing-regime hot", run_noop + ["--timing-regime", "hot"]),
         Probe("--max-turns 0", run_noop + ["--max-turns", "0"]),
@@ -259,6 +304,9 @@ def probes() -> list[Probe]:
         Probe("--tasks-root empty", ["run", "--agent", "noop", "--tasks-root", "{tmp}/empty", "--device", "cpu"],
               lambda c: (c.tmp / "empty").mkdir()),
         Probe("--tasks-root is a file", ["run", "--agent", "noop", "--tasks-root", "{agent}", "--device", "cpu"]),
+        Probe("--out is a file", RUN[:-2] + ["--agent", "noop", "--out", "{agent}"]),
+        Probe("--out cannot be created (/proc)", RUN[:-2] + ["--agent", "noop", "--out", "/proc/gauntlet-probe-out"]),
+        Probe("--out holds a finished run, no --resume", RUN[:-2] + ["--agent", "noop", "--out", "{run}"], run_then(lambda c: None)),
         Probe("--out under a file", RUN[:-2] + ["--agent", "noop", "--out", "{agent}/x"]),
         Probe("--resume without --out", ["run", "--agent", "noop", "--tasks", SCALE, "--tasks-root", "{root}",
                                          "--device", "cpu", "--resume"]),
@@ -266,6 +314,10 @@ def probes() -> list[Probe]:
         Probe("replay without --replay-from", RUN + ["--agent", "replay"]),
         Probe("--replay-from missing", RUN + ["--agent", "replay", "--replay-from", "{tmp}/none.patch"]),
         Probe("--command with a bad placeholder", RUN + ["--agent", "command", "--command", "x {nope}"]),
+        Probe("--replay-from a folder with no run", RUN + ["--agent", "replay", "--replay-from", "{tmp}/empty"],
+              lambda c: (c.tmp / "empty").mkdir()),
+        Probe("--replay-from a file that is not a patch", RUN + ["--agent", "replay", "--replay-from", "{agent}"]),
+        Probe("--command empty", RUN + ["--agent", "command", "--command", ""]),
         Probe("command agent without --command", RUN + ["--agent", "command"]),
     ]
     # eval / report / tasks / agents / images
@@ -282,6 +334,43 @@ def probes() -> list[Probe]:
               run_then(lambda c: None)),
         Probe("eval: empty --tasks-root", ["eval", "{run}", "--device", "cpu", "--tasks-root", "{tmp}/empty"],
               run_then(lambda c: (c.tmp / "empty").mkdir())),
+        Probe("eval: manifest.json is a list", ["eval", "{run}", "--device", "cpu", "--tasks-root", "{root}"],
+              run_then(lambda c: (c.run / "manifest.json").write_text("[]"))),
+        Probe("eval: manifest.json not UTF-8", ["eval", "{run}", "--device", "cpu", "--tasks-root", "{root}"],
+              run_then(lambda c: (c.run / "manifest.json").write_bytes(b'{"a": "\xff"}'))),
+        Probe("eval: result.json is a number", ["eval", "{run}", "--device", "cpu", "--tasks-root", "{root}"],
+              run_then(lambda c: _first(c, "result.json").write_text("3"))),
+        Probe("eval: diff.patch is not a patch", ["eval", "{run}", "--device", "cpu", "--tasks-root", "{root}"],
+              run_then(lambda c: _first(c, "diff.patch").write_text("diff --git a/kernel.py b/kernel.py\n@@ junk\n"))),
+        Probe("eval: task gone from --tasks-root", ["eval", "{run}", "--device", "cpu", "--tasks-root", "{root}"],
+              run_then(lambda c: shutil.rmtree(c.task))),
+        Probe("resume: corrupt manifest.json", RUN[:-2] + ["--agent", "noop", "--out", "{run}", "--resume"],
+              run_then(lambda c: (c.run / "manifest.json").write_text("{nope"))),
+        Probe("resume: manifest.json is a list", RUN[:-2] + ["--agent", "noop", "--out", "{run}", "--resume"],
+              run_then(lambda c: (c.run / "manifest.json").write_text("[]"))),
+        Probe("resume: manifest.json an empty object", RUN[:-2] + ["--agent", "noop", "--out", "{run}", "--resume"],
+              run_then(lambda c: (c.run / "manifest.json").write_text("{}"))),
+        Probe("resume: corrupt result.json", RUN[:-2] + ["--agent", "noop", "--out", "{run}", "--resume"],
+              run_then(lambda c: _first(c, "result.json").write_text("[1"))),
+        Probe("resume: result.json is a list", RUN[:-2] + ["--agent", "noop", "--out", "{run}", "--resume"],
+              run_then(lambda c: _first(c, "result.json").write_text("[]"))),
+        Probe("resume: with another agent", RUN[:-2] + ["--agent", "oracle", "--out", "{run}", "--resume"],
+              run_then(lambda c: None)),
+        Probe("resume: with another --device", ["run", "--tasks", SCALE, "--tasks-root", "{root}", "--device", "cuda",
+                                                 "--agent", "noop", "--out", "{run}", "--resume"], run_then(lambda c: None)),
+        Probe("report: folder with no run", ["report", "{tmp}"]),
+        Probe("report: corrupt manifest.json", ["report", "{run}"],
+              run_then(lambda c: (c.run / "manifest.json").write_text("{nope"))),
+        Probe("report: manifest.json is a list", ["report", "{run}"],
+              run_then(lambda c: (c.run / "manifest.json").write_text("[]"))),
+        Probe("report: corrupt result.json", ["report", "{run}"],
+              run_then(lambda c: _first(c, "result.json").write_text("[1"))),
+        Probe("report: result.json is a string", ["report", "{run}"],
+              run_then(lambda c: _first(c, "result.json").write_text('"x"'))),
+        Probe("report: result.json not UTF-8", ["report", "{run}"],
+              run_then(lambda c: _first(c, "result.json").write_bytes(b'{"a": "\xff"}'))),
+        Probe("report: result.json missing fields", ["report", "{run}"],
+              run_then(lambda c: _first(c, "result.json").write_text("{}"))),
         Probe("report: folder missing", ["report", "{tmp}/none"]),
         Probe("report: no run dirs", ["report"]),
         Probe("report: --format xml", ["report", "{tmp}", "--format", "xml"]),
@@ -293,11 +382,27 @@ def probes() -> list[Probe]:
               lambda c: (c.tmp / "empty").mkdir()),
         Probe("agents check: unknown agent", ["agents", "check", "nobody"]),
         Probe("agents check: --budget abc", ["agents", "check", "noop", "--budget", "abc"]),
+        Probe("tasks show: --tasks-root is a file", ["tasks", "show", SCALE, "--tasks-root", "{agent}"]),
+        Probe("tasks validate: unknown selector", ["tasks", "validate", "--tasks-root", "{root}", "nope/none"]),
+        Probe("agents check: --budget 0", ["agents", "check", "noop", "--budget", "0"]),
+        Probe("agents check: --backend k8s", ["agents", "check", "noop", "--backend", "k8s"]),
+        Probe("agents check: --script missing", ["agents", "check", "noop", "--script", "{tmp}/none.toml"]),
+        Probe("images build: --wheelhouse missing", ["images", "build", "cpu", "--wheelhouse", "{tmp}/none"]),
+        Probe("doctor: --device tpu", ["doctor", "--device", "tpu"]),
         Probe("images build: --build-arg without =", ["images", "build", "cpu", "--build-arg", "NOEQUALS"]),
         Probe("images build: unknown platform", ["images", "build", "tpu"]),
         Probe("unknown command", ["frobnicate"]),
     ]
     return p
+
+
+def _unlink(path: Path) -> None:
+    path.unlink()
+
+
+def _first(c: Case, name: str) -> Path:
+    """The run's one attempt's file (the run has one task, one attempt)."""
+    return next(c.run.glob(f"attempts/*/{name}"))
 
 
 def _drop_line(path: Path, prefix: str) -> None:
@@ -383,7 +488,22 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("`", "'")[:220]
 
 
-def render(outcomes: list[Outcome]) -> str:
+def provenance() -> str:
+    """When, on which commit (and whether the tree had changes) and on which machine the probes ran."""
+    import datetime
+    import platform
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], capture_output=True, text=True, cwd=REPO).stdout.strip()
+    commit = git("rev-parse", "--short", "HEAD") or "unknown"
+    dirty = " plus uncommitted changes" if git("status", "--porcelain", "--untracked-files=no") else ""
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    machine = f"{platform.node()}, {platform.system()} {platform.release()} {platform.machine()}, " \
+              f"{os.cpu_count()} CPUs, Python {platform.python_version()}"
+    return f"Run {when} on commit {commit}{dirty}; machine: {machine}."
+
+
+def render(outcomes: list[Outcome], ran: str) -> str:
     bad = [o for o in outcomes if not o.ok]
     lines = [
         "# Reliability: bad inputs",
@@ -392,6 +512,8 @@ def render(outcomes: list[Outcome]) -> str:
         "`gauntlet` CLI in a subprocess with one thing wrong: a broken copy of the fixture task",
         "`triton2triton/scale`, a broken agent file, a broken run dir, or a bad option. A row passes",
         "when the CLI exits non-zero with a message and no traceback. `$TMP` is the probe's scratch folder.",
+        "",
+        ran,
         "",
         f"**{len(outcomes)} probes, {len(outcomes) - len(bad)} pass, {len(bad)} fail"
         f" ({sum(o.traceback for o in outcomes)} with a traceback).**",
@@ -412,13 +534,14 @@ def main() -> int:
     parser.add_argument("--only", default="", help="run only probes whose name contains this")
     args = parser.parse_args()
     chosen = [p for p in probes() if args.only in p.name]
+    ran = provenance()   # before the probes: the commit they ran on
     scratch = Path(tempfile.mkdtemp(prefix="gauntlet-probe-"))
     try:
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             outcomes = list(pool.map(lambda p: run_probe(p, scratch), chosen))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    args.out.write_text(render(outcomes))
+    args.out.write_text(render(outcomes, ran))
     bad = [o for o in outcomes if not o.ok]
     for o in bad:
         print(f"FAIL {o.probe.name}: exit {o.exit_code}: {o.message}", file=sys.stderr)
