@@ -284,8 +284,8 @@ class Run:
                 raise RunError(f"{self.dir}: already holds a run; pass --resume to continue it or choose another --out")
             previous = read_manifest(self.manifest_path)
             if previous.get("options") != options.identity():
-                raise RunError(f"{self.manifest_path}: options: this run was started with "
-                               f"{previous.get('options')}; --resume needs the same options")
+                raise RunError(f"{self.manifest_path}: options: --resume needs the options this run was "
+                               f"started with; {_options_differ(previous.get('options'), options.identity())}")
             self.manifest = previous
             self._clean_leftovers()
         else:
@@ -660,6 +660,21 @@ def evaluation_seconds(adir: Path) -> float | None:
         return float((adir / "eval" / "seconds").read_text())
     except (OSError, ValueError):
         return None
+
+
+def _options_differ(started, now_given: dict) -> str:
+    """Which options differ, one clause each (agent_env by names only: its values may be secrets)."""
+    if not isinstance(started, dict):
+        return "its manifest records none"
+    clauses = []
+    for key in sorted(set(started) | set(now_given)):
+        was, now_value = started.get(key), now_given.get(key)
+        if was == now_value:
+            continue
+        if key == "agent_env":
+            was, now_value = sorted(was or {}), sorted(now_value or {})
+        clauses.append(f"{key} was {was!r}, now {now_value!r}")
+    return "; ".join(clauses)
 
 
 def reevaluate(run_dir: Path, options: RunOptions, tasks: dict[str, Task], progress=None) -> list[AttemptResult]:

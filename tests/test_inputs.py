@@ -293,3 +293,13 @@ def test_the_probe_script_has_at_least_100_distinct_probes():
         sys.path.remove(str(REPO / "scripts"))
     names = [p.name for p in probe_inputs.probes()]
     assert len(names) >= 100 and len(set(names)) == len(names)
+
+
+def test_resume_with_other_options_names_only_the_ones_that_differ(tasks_root, tmp_path):
+    out = tmp_path / "run"
+    gauntlet("run", "--agent", "noop", "--tasks", SCALE, "--tasks-root", tasks_root, "--device", "cpu",
+             "--out", out, "--budget", "60")
+    proc = gauntlet("run", "--agent", "noop", "--tasks", SCALE, "--tasks-root", tasks_root, "--device", "cpu",
+                    "--out", out, "--budget", "90", "--resume", check=False)
+    line = one_line_error(proc, f"{out / 'manifest.json'}: options:", "budget_s was 60.0, now 90.0")
+    assert "timing_regime" not in line and "agent_command" not in line, line
