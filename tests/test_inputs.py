@@ -303,3 +303,17 @@ def test_resume_with_other_options_names_only_the_ones_that_differ(tasks_root, t
                     "--out", out, "--budget", "90", "--resume", check=False)
     line = one_line_error(proc, f"{out / 'manifest.json'}: options:", "budget_s was 60.0, now 90.0")
     assert "timing_regime" not in line and "agent_command" not in line, line
+
+
+@pytest.mark.parametrize("source,words", [("folder", "holds no run's diffs"), ("not-a-diff", "is not a diff")])
+def test_a_replay_source_that_holds_no_diff_is_refused_before_any_attempt(tasks_root, tmp_path, source, words):
+    path = tmp_path / source
+    if source == "folder":
+        path.mkdir()
+    else:
+        path.write_text("name = 'an agent file, not a patch'\n")
+    out = tmp_path / "run"
+    proc = gauntlet("run", "--agent", "replay", "--replay-from", path, "--tasks", SCALE, "--tasks-root", tasks_root,
+                    "--device", "cpu", "--out", out, check=False)
+    one_line_error(proc, "--replay-from", str(path), words)
+    no_attempt_started(out)
