@@ -33,6 +33,7 @@ class Probe:
     args: list[str]                         # CLI arguments; {root} {agent} {run} {tmp} are filled in
     setup: object = None                    # fn(Case) run before the CLI: breaks a file
     env: dict = field(default_factory=dict)
+    accepted: str = ""                      # why the CLI rightly runs this one (exit 0 is then the pass)
 
 
 @dataclass
@@ -120,6 +121,7 @@ VALIDATE = ["tasks", "validate", "--load-only", "--tasks-root", "{root}"]
 VALIDATE_RUN = ["tasks", "validate", "--tasks-root", "{root}"]
 RUN = ["run", "--tasks", SCALE, "--tasks-root", "{root}", "--device", "cpu", "--out", "{tmp}/out"]
 RUN_MINE = RUN + ["--agent", "{agent}"]
+RESUME = RUN[:-2] + ["--agent", "noop", "--out", "{run}", "--resume", "--budget", "60"]   # make_run's options
 
 
 def probes() -> list[Probe]:
@@ -187,6 +189,8 @@ def probes() -> list[Probe]:
               replace("task.toml", 'seen = "configs.toml"', "seen = 3")),
         Probe("task.toml: tolerance atol negative", VALIDATE,
               append("task.toml", "\n[tolerance.float32]\natol = -1\nrtol = 1\n")),
+        Probe("task.toml: tolerance rtol a string", VALIDATE,
+              append("task.toml", '\n[tolerance.float32]\natol = 0.1\nrtol = "tight"\n')),
         Probe("task.toml: [space] dim max a string", VALIDATE,
               _space('[space]\nmax_elements = 100\n[space.shape.n]\nmin = 1\nmax = "9"\n')),
         Probe("task.toml: [space.fixed] choice list empty", VALIDATE,
@@ -288,11 +292,12 @@ def probes() -> list[Probe]:
         Probe("--max-speedup -1", run_noop + ["--max-speedup", "-1"]),
         Probe("--jobs 0", run_noop + ["--jobs", "0"]),
         Probe("--attempts 0", run_noop + ["--attempts", "0"]),
-        Probe("--gpus 7 on the cpu", run_noop + ["--gpus", "7"]),
+        Probe("--gpus 7 on the cpu", run_noop + ["--gpus", "7"], accepted="--gpus names evaluation slots on the CPU too"),
         Probe("--ray-resource without --executor ray", run_noop + ["--ray-resource", "TPU=1"]),
         Probe("--ray-resource not NAME=AMOUNT", run_noop + ["--executor", "ray", "--ray-resource", "TPU"]),
         Probe("--executor spark", run_noop + ["--executor", "spark"]),
-        Probe("--tasks empty string", RUN[:2] + ["", "--tasks-root", "{root}", "--device", "cpu", "--agent", "noop"]),
+        Probe("--tasks empty string", RUN[:2] + ["", "--tasks-root", "{root}", "--device", "cpu", "--agent", "noop",
+                                                "--out", "{tmp}/out"], accepted="an empty selector selects all, as no --tasks does"),
         Probe("--seed abc", run_noop + ["--seed", "abc"]),
         Probe("--timing-regime hot", run_noop + ["--timing-regime", "hot"]),
         Probe("--max-turns 0", run_noop + ["--max-turns", "0"]),
@@ -344,25 +349,29 @@ def probes() -> list[Probe]:
               run_then(lambda c: _first(c, "diff.patch").write_text("diff --git a/kernel.py b/kernel.py\n@@ junk\n"))),
         Probe("eval: task gone from --tasks-root", ["eval", "{run}", "--device", "cpu", "--tasks-root", "{root}"],
               run_then(lambda c: shutil.rmtree(c.task))),
-        Probe("resume: corrupt manifest.json", RUN[:-2] + ["--agent", "noop", "--out", "{run}", "--resume"],
+        Probe("resume: corrupt manifest.json", RESUME,
               run_then(lambda c: (c.run / "manifest.json").write_text("{nope"))),
-        Probe("resume: manifest.json is a list", RUN[:-2] + ["--agent", "noop", "--out", "{run}", "--resume"],
+        Probe("resume: manifest.json is a list", RESUME,
               run_then(lambda c: (c.run / "manifest.json").write_text("[]"))),
-        Probe("resume: manifest.json an empty object", RUN[:-2] + ["--agent", "noop", "--out", "{run}", "--resume"],
+        Probe("resume: manifest.json an empty object", RESUME,
               run_then(lambda c: (c.run / "manifest.json").write_text("{}"))),
-        Probe("resume: corrupt result.json", RUN[:-2] + ["--agent", "noop", "--out", "{run}", "--resume"],
+        Probe("resume: corrupt result.json", RESUME,
               run_then(lambda c: _first(c, "result.json").write_text("[1"))),
-        Probe("resume: result.json is a list", RUN[:-2] + ["--agent", "noop", "--out", "{run}", "--resume"],
+        Probe("resume: result.json is a list", RESUME,
               run_then(lambda c: _first(c, "result.json").write_text("[]"))),
-        Probe("resume: with another agent", RUN[:-2] + ["--agent", "oracle", "--out", "{run}", "--resume"],
+        Probe("resume: with another --budget", RUN[:-2] + ["--agent", "noop", "--out", "{run}", "--resume", "--budget", "90"],
+              run_then(lambda c: None)),
+        Probe("resume: with another agent", RUN[:-2] + ["--agent", "oracle", "--out", "{run}", "--resume", "--budget", "60"],
               run_then(lambda c: None)),
         Probe("resume: with another --device", ["run", "--tasks", SCALE, "--tasks-root", "{root}", "--device", "cuda",
                                                  "--agent", "noop", "--out", "{run}", "--resume"], run_then(lambda c: None)),
         Probe("report: folder with no run", ["report", "{tmp}"]),
         Probe("report: corrupt manifest.json", ["report", "{run}"],
-              run_then(lambda c: (c.run / "manifest.json").write_text("{nope"))),
+              run_then(lambda c: (c.run / "manifest.json").write_text("{nope")),
+              accepted="report reads only the attempts' result.json, never manifest.json"),
         Probe("report: manifest.json is a list", ["report", "{run}"],
-              run_then(lambda c: (c.run / "manifest.json").write_text("[]"))),
+              run_then(lambda c: (c.run / "manifest.json").write_text("[]")),
+              accepted="report reads only the attempts' result.json, never manifest.json"),
         Probe("report: corrupt result.json", ["report", "{run}"],
               run_then(lambda c: _first(c, "result.json").write_text("[1"))),
         Probe("report: result.json is a string", ["report", "{run}"],
@@ -445,6 +454,8 @@ class Outcome:
 
     @property
     def ok(self) -> bool:
+        if self.probe.accepted:
+            return self.exit_code == 0 and not self.traceback
         return self.exit_code not in (0, None) and not self.traceback and bool(self.message)
 
 
@@ -484,6 +495,13 @@ def _fill(arg: str, fills: dict) -> str:
     return arg
 
 
+def _command(probe: Probe) -> str:
+    """The command as a user types it, with the scratch paths named as placeholders."""
+    fills = {"{root}": "$TMP/tasks", "{agent}": "$TMP/mine.toml", "{run}": "$TMP/run", "{tmp}": "$TMP"}
+    words = [_fill(a, fills) for a in probe.args]
+    return "gauntlet " + " ".join(w if w and " " not in w else repr(w) for w in words)
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("`", "'")[:220]
 
@@ -511,19 +529,21 @@ def render(outcomes: list[Outcome], ran: str) -> str:
         "Written by `python scripts/probe_inputs.py` (do not edit by hand). Each row runs the real",
         "`gauntlet` CLI in a subprocess with one thing wrong: a broken copy of the fixture task",
         "`triton2triton/scale`, a broken agent file, a broken run dir, or a bad option. A row passes",
-        "when the CLI exits non-zero with a message and no traceback. `$TMP` is the probe's scratch folder.",
+        "when the CLI exits non-zero with a message and no traceback; a row marked *accepted* is an input",
+        "the CLI rightly runs (the reason is given) and passes when it exits 0. `$TMP` is the probe's scratch folder.",
         "",
         ran,
         "",
         f"**{len(outcomes)} probes, {len(outcomes) - len(bad)} pass, {len(bad)} fail"
         f" ({sum(o.traceback for o in outcomes)} with a traceback).**",
         "",
-        "| # | input | exit | message (first line) | ok |",
-        "|---|---|---|---|---|",
+        "| # | input | command | exit | message (first line) | ok |",
+        "|---|---|---|---|---|---|",
     ]
     for i, o in enumerate(outcomes, 1):
         flag = "ok" if o.ok else ("**TRACEBACK**" if o.traceback else "**FAIL**")
-        lines.append(f"| {i} | {_cell(o.probe.name)} | {o.exit_code} | {_cell(o.message)} | {flag} |")
+        name = o.probe.name + (f" (*accepted*: {o.probe.accepted})" if o.probe.accepted else "")
+        lines.append(f"| {i} | {_cell(name)} | {_cell(_command(o.probe))} | {o.exit_code} | {_cell(o.message)} | {flag} |")
     return "\n".join(lines) + "\n"
 
 
