@@ -25,6 +25,7 @@ REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures" / "tasks"
 SCALE = "triton2triton/scale"
 TIMEOUT_S = 300
+NOTES_MARKER = "<!-- notes below are written by hand and kept when probe_inputs.py rewrites the table -->"
 
 
 @dataclass
@@ -526,7 +527,7 @@ def render(outcomes: list[Outcome], ran: str) -> str:
     lines = [
         "# Reliability: bad inputs",
         "",
-        "Written by `python scripts/probe_inputs.py` (do not edit by hand). Each row runs the real",
+        "Written by `python scripts/probe_inputs.py` (the table: do not edit it by hand; the notes at the end are kept). Each row runs the real",
         "`gauntlet` CLI in a subprocess with one thing wrong: a broken copy of the fixture task",
         "`triton2triton/scale`, a broken agent file, a broken run dir, or a bad option. A row passes",
         "when the CLI exits non-zero with a message and no traceback; a row marked *accepted* is an input",
@@ -561,7 +562,11 @@ def main() -> int:
             outcomes = list(pool.map(lambda p: run_probe(p, scratch), chosen))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    args.out.write_text(render(outcomes, ran))
+    # hand-written notes below NOTES_MARKER survive a re-run; the table above it is regenerated
+    notes = ""
+    if args.out.is_file() and NOTES_MARKER in args.out.read_text():
+        notes = args.out.read_text().split(NOTES_MARKER, 1)[1]
+    args.out.write_text(render(outcomes, ran) + "\n" + NOTES_MARKER + notes)
     bad = [o for o in outcomes if not o.ok]
     for o in bad:
         print(f"FAIL {o.probe.name}: exit {o.exit_code}: {o.message}", file=sys.stderr)
