@@ -161,8 +161,24 @@ def resolve_agent(name: str, agents_dir: Path | None = None, command: str | None
             raise AgentError("--replay-from", "path", "the replay agent needs --replay-from PATCH_OR_RUN_DIR")
         if not Path(replay_from).exists():
             raise AgentError("--replay-from", "path", f"{replay_from} does not exist")
+        _check_replay_source(Path(replay_from))
         spec = AgentSpec(**{**spec.__dict__, "replay_from": Path(replay_from)})
     return spec
+
+
+def _check_replay_source(source: Path) -> None:
+    """A run dir with diffs or a file that is a diff: refused here, before any attempt starts, rather
+    than each attempt ending in infra_error."""
+    if source.is_dir():
+        if not any(source.glob("attempts/*/diff.patch")):
+            raise AgentError("--replay-from", "path", f"{source} holds no run's diffs (no attempts/*/diff.patch)")
+        return
+    try:
+        text = source.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AgentError("--replay-from", "path", f"{source} cannot be read as a diff ({exc})") from None
+    if text.strip() and not re.search(r"^(diff --git |--- )", text, re.MULTILINE):
+        raise AgentError("--replay-from", "path", f"{source} is not a diff (no 'diff --git' or '--- ' line)")
 
 
 def render_command(spec: AgentSpec, ctx: AttemptContext) -> list[str]:

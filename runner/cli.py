@@ -9,7 +9,7 @@ import click
 from .agent import AgentError, list_agents, resolve_agent
 from .evaluator.timing import REGIMES
 from .result import MAX_SPEEDUP
-from .task import TaskError, default_tasks_root, discover, find_task, load_task, select
+from .task import TaskError, default_tasks_root, find_task, load_task, select, select_dirs
 
 DEVICES = ("auto", "cuda", "rocm", "cpu")
 
@@ -143,14 +143,9 @@ def tasks_validate(tasks_root, load_only, selectors):
     on every seen and hidden config; one line per problem, exit 1 if any."""
     root = Path(tasks_root or default_tasks_root())
     try:
-        dirs = discover(root)
+        dirs = select_dirs(selectors, root)
     except TaskError as exc:
         _fail(str(exc))
-    wanted = [s.strip("/") for s in selectors if s != "all"]
-    if wanted:
-        dirs = [d for d in dirs if any(f"{d.parent.name}/{d.name}" == s or
-                                       f"{d.parent.name}/{d.name}".startswith(s + "/") or d.parent.name == s
-                                       for s in wanted)]
     bad, loaded = 0, []
     for d in dirs:
         try:
@@ -202,7 +197,11 @@ def agents_check(agent_name, backend, script, out, budget, **cli_options):
     from .model_server import CheckError, run_check
     from .run import RunError, parse_duration
     try:
-        report = run_check(agent_name, backend=backend, out=out, script=script, budget_s=parse_duration(budget),
+        budget_s = parse_duration(budget)
+    except ValueError as exc:
+        _fail(f"--budget: {exc}")
+    try:
+        report = run_check(agent_name, backend=backend, out=out, script=script, budget_s=budget_s,
                            agent_env=_agent_env(cli_options))
     except (AgentError, GatewayError, CheckError, RunError, ValueError) as exc:
         _fail(str(exc))

@@ -57,7 +57,7 @@ from .sandbox.local import phase_temp_dir, remove_run_temp
 from . import configspace
 from .candidate import export_candidate
 from .task import Config, Task, default_tasks_root
-from .workspace import Workspace, apply_patch
+from .workspace import PatchError, Workspace, apply_patch
 
 EVAL_TIMEOUT_S = 1800
 AGENT_GRACE_S = 10
@@ -286,8 +286,8 @@ class Run:
                 raise RunError(f"{self.dir}: already holds a run; pass --resume to continue it or choose another --out")
             previous = read_manifest(self.manifest_path)
             if previous.get("options") != options.identity():
-                raise RunError(f"{self.manifest_path}: options: this run was started with "
-                               f"{previous.get('options')}; --resume needs the same options")
+                raise RunError(f"{self.manifest_path}: options: --resume needs the options this run was "
+                               f"started with; {_options_differ(previous.get('options'), options.identity())}")
             self.manifest = previous
             self._clean_leftovers()
         else:
@@ -664,6 +664,21 @@ def evaluation_seconds(adir: Path) -> float | None:
         return None
 
 
+def _options_differ(started, now_given: dict) -> str:
+    """Which options differ, one clause each (agent_env by names only: its values may be secrets)."""
+    if not isinstance(started, dict):
+        return "its manifest records none"
+    clauses = []
+    for key in sorted(set(started) | set(now_given)):
+        was, now_value = started.get(key), now_given.get(key)
+        if was == now_value:
+            continue
+        if key == "agent_env":
+            was, now_value = sorted(was or {}), sorted(now_value or {})
+        clauses.append(f"{key} was {was!r}, now {now_value!r}")
+    return "; ".join(clauses)
+
+
 def reevaluate(run_dir: Path, options: RunOptions, tasks: dict[str, Task], progress=None) -> list[AttemptResult]:
     """`gauntlet eval`: rebuild each attempt's candidate from its saved diff.patch and evaluate again."""
     manifest_path = Path(run_dir) / "manifest.json"
@@ -695,7 +710,12 @@ def _reevaluate_all(run_dir: Path, options: RunOptions, tasks: dict[str, Task], 
         scratch = adir / "reeval-workspace"
         ws = Workspace(scratch, task)
         ws.prepare()
-        apply_patch(scratch, (adir / "diff.patch").read_text())
+        try:
+            apply_patch(scratch, (adir / "diff.patch").read_text(encoding="utf-8"))
+        except (PatchError, UnicodeDecodeError) as exc:
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise RunError(f"{adir / 'diff.patch'}: does not apply to {task.id}'s files ({exc}); "
+                           "this attempt cannot be re-evaluated") from None
         candidate = adir / "candidate"
         export_candidate(scratch, task.editable, candidate)
         shutil.rmtree(scratch)

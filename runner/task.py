@@ -190,6 +190,8 @@ def _read_toml(path: Path) -> dict:
         return tomllib.loads(_read_text(path, "task.toml"))
     except FileNotFoundError:
         raise TaskError(path, "task.toml", "file not found") from None
+    except IsADirectoryError:
+        raise TaskError(path, "task.toml", "is a folder, not a file") from None
     except tomllib.TOMLDecodeError as exc:
         raise TaskError(path, "task.toml", f"not valid TOML: {exc}") from None
 
@@ -346,6 +348,8 @@ def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bo
     if not workspace_view and task_dir.parent.name != category:
         raise TaskError(path, "category", f"{category!r} but the task lives under {task_dir.parent.name}/")
     platforms = _str_list(path, "platforms", data["platforms"])
+    if not platforms:  # a task that runs nowhere would be skipped silently by every run
+        raise TaskError(path, "platforms", f"must name at least one of {', '.join(PLATFORMS)}")
     for p in platforms:
         if p not in PLATFORMS:
             raise TaskError(path, "platforms", f"{p!r} is not one of {', '.join(PLATFORMS)}")
@@ -428,6 +432,10 @@ def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bo
             raise TaskError(path, key, "unknown dtype")
         if not isinstance(tol, dict) or set(tol) - {"atol", "rtol"} or len(tol) != 2:
             raise TaskError(path, key, "must be { atol = X, rtol = Y }")
+        for bound in ("atol", "rtol"):
+            value = tol[bound]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+                raise TaskError(path, f"{key}.{bound}", f"must be a finite number >= 0, not {value!r}")
         tolerances[dtype] = Tolerance(float(tol["atol"]), float(tol["rtol"]))
 
     space = _space(path, data["space"]) if "space" in data else None
@@ -501,6 +509,13 @@ def find_task(task_id: str, tasks_root: Path | None = None) -> Path:
 def select(selectors: list[str] | tuple[str, ...], tasks_root: Path | None = None) -> list[Task]:
     """Tasks whose id equals a selector or starts with `selector/` ('all' or nothing selects all)."""
     root = Path(tasks_root or default_tasks_root())
+    return [load_task(d, root) for d in select_dirs(selectors, root)]
+
+
+def select_dirs(selectors: list[str] | tuple[str, ...], tasks_root: Path | None = None) -> list[Path]:
+    """The folders `select` loads, unloaded (so `tasks validate` can report each bad one); a selector
+    that matches nothing is a TaskError that suggests the ids meant."""
+    root = Path(tasks_root or default_tasks_root())
     dirs = discover(root)
     ids = [f"{d.parent.name}/{d.name}" for d in dirs]
     wanted = [s.strip("/") for s in selectors if s not in ("all", "")]
@@ -510,4 +525,4 @@ def select(selectors: list[str] | tuple[str, ...], tasks_root: Path | None = Non
         if not match:
             raise TaskError(root, "selector", f"{sel!r} matches no task{_suggest(sel, ids)}")
         chosen.extend(m for m in match if m not in chosen)
-    return [load_task(d, root) for d in (chosen if wanted else dirs)]
+    return chosen if wanted else dirs

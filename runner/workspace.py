@@ -239,8 +239,12 @@ _ENV = {"GIT_AUTHOR_NAME": AUTHOR.name, "GIT_AUTHOR_EMAIL": AUTHOR.email,
         "GIT_COMMITTER_NAME": AUTHOR.name, "GIT_COMMITTER_EMAIL": AUTHOR.email}
 
 
+class PatchError(ValueError):
+    """A diff that git cannot apply to the workspace (git's own first error line)."""
+
+
 def apply_patch(workspace: Path, patch: str) -> None:
-    """Apply a diff (as written by finalize) to a workspace."""
+    """Apply a diff (as written by finalize) to a workspace; PatchError if it does not apply."""
     if not patch.strip():
         return
     repo = git.Repo(workspace)
@@ -248,5 +252,10 @@ def apply_patch(workspace: Path, patch: str) -> None:
         fh.write(patch if patch.endswith("\n") else patch + "\n")
     try:
         repo.git.apply("--binary", "--whitespace=nowarn", fh.name)
+    except git.GitCommandError as exc:
+        # GitPython wraps git's stderr as "stderr: '...'": keep git's first error line
+        text = str(exc.stderr).strip().removeprefix("stderr:").strip().strip("'")
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        raise PatchError(lines[0] if lines else f"git apply exited {exc.status}") from None
     finally:
         Path(fh.name).unlink()

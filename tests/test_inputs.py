@@ -221,3 +221,99 @@ def test_eval_never_writes_through_a_candidate_folder_that_is_a_symlink(tasks_ro
     assert not candidate.is_symlink() and (candidate / "kernel.py").is_file()
     import json
     assert json.loads((candidate.parent / "result.json").read_text())["correct_unseen"] is True
+
+
+# -- 6. found by scripts/probe_inputs.py (docs/reliability.md) -------------------------------------
+@pytest.mark.parametrize("breakage,field,words", [
+    ("folder", "task.toml", "is a folder, not a file"),
+    ('platforms = ["cuda", "rocm", "cpu"]|platforms = []', "platforms", "must name at least one"),
+    ("\n[tolerance.float32]\natol = -1\nrtol = 0.1\n", "tolerance.float32.atol", "finite number >= 0, not -1"),
+    ('\n[tolerance.float32]\natol = 0.1\nrtol = "tight"\n', "tolerance.float32.rtol", "not 'tight'"),
+])
+def test_a_task_toml_the_loader_used_to_accept_or_crash_on_is_one_line(tasks_root, breakage, field, words):
+    path = tasks_root / SCALE / "task.toml"
+    if breakage == "folder":
+        path.unlink()
+        path.mkdir()
+    elif "|" in breakage:
+        old, new = breakage.split("|")
+        assert old in path.read_text()
+        path.write_text(path.read_text().replace(old, new))
+    else:
+        path.write_text(path.read_text() + breakage)
+    proc = gauntlet("tasks", "validate", "--load-only", "--tasks-root", tasks_root, check=False)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == 1 and "0 valid, 1 invalid" in proc.stdout, proc.stdout + proc.stderr
+    line = proc.stderr.strip().splitlines()[-1]
+    assert line.startswith(f"{path}: {field}: ") and words in line, line
+
+
+def test_tasks_validate_names_a_selector_that_matches_nothing(tasks_root):
+    proc = gauntlet("tasks", "validate", "--load-only", "--tasks-root", tasks_root, "triton2triton/scal",
+                    check=False)
+    one_line_error(proc, "selector", "'triton2triton/scal' matches no task", f"did you mean {SCALE}")
+
+
+def test_eval_of_a_diff_patch_that_does_not_apply_is_one_line(tasks_root, tmp_path):
+    out = tmp_path / "run"
+    gauntlet("run", "--agent", "noop", "--tasks", SCALE, "--tasks-root", tasks_root, "--device", "cpu",
+             "--out", out, "--budget", "60")
+    patch = next(out.glob("attempts/*/diff.patch"))
+    patch.write_text("diff --git a/kernel.py b/kernel.py\n@@ not a hunk\n")
+    proc = gauntlet("eval", out, "--tasks-root", tasks_root, "--device", "cpu", check=False)
+    one_line_error(proc, f"{patch}: does not apply", "No valid patches")
+    assert not (patch.parent / "reeval-workspace").exists()
+
+
+def test_agents_check_names_the_budget_option():
+    proc = gauntlet("agents", "check", "noop", "--budget", "abc", check=False)
+    one_line_error(proc, "--budget: 'abc' is not a duration")
+
+
+def test_the_probe_script_runs_bad_inputs_through_the_real_cli(tmp_path):
+    import subprocess
+    import sys
+    from .conftest import REPO
+    out = tmp_path / "reliability.md"
+    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "probe_inputs.py"), "--out", out,
+                           "--only", "agent: env", "--jobs", "1"], capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert len(rows) >= 3 and all(line.endswith("| ok |") for line in rows), rows
+    assert any("env.set.RETRIES: must be a string, not 3" in line for line in rows), rows
+
+
+def test_the_probe_script_has_at_least_100_distinct_probes():
+    import sys
+    from .conftest import REPO
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        import probe_inputs
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+    names = [p.name for p in probe_inputs.probes()]
+    assert len(names) >= 100 and len(set(names)) == len(names)
+
+
+def test_resume_with_other_options_names_only_the_ones_that_differ(tasks_root, tmp_path):
+    out = tmp_path / "run"
+    gauntlet("run", "--agent", "noop", "--tasks", SCALE, "--tasks-root", tasks_root, "--device", "cpu",
+             "--out", out, "--budget", "60")
+    proc = gauntlet("run", "--agent", "noop", "--tasks", SCALE, "--tasks-root", tasks_root, "--device", "cpu",
+                    "--out", out, "--budget", "90", "--resume", check=False)
+    line = one_line_error(proc, f"{out / 'manifest.json'}: options:", "budget_s was 60.0, now 90.0")
+    assert "timing_regime" not in line and "agent_command" not in line, line
+
+
+@pytest.mark.parametrize("source,words", [("folder", "holds no run's diffs"), ("not-a-diff", "is not a diff")])
+def test_a_replay_source_that_holds_no_diff_is_refused_before_any_attempt(tasks_root, tmp_path, source, words):
+    path = tmp_path / source
+    if source == "folder":
+        path.mkdir()
+    else:
+        path.write_text("name = 'an agent file, not a patch'\n")
+    out = tmp_path / "run"
+    proc = gauntlet("run", "--agent", "replay", "--replay-from", path, "--tasks", SCALE, "--tasks-root", tasks_root,
+                    "--device", "cpu", "--out", out, check=False)
+    one_line_error(proc, "--replay-from", str(path), words)
+    no_attempt_started(out)
