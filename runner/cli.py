@@ -381,6 +381,8 @@ def run(agent_names, selectors, backend, device, budget, out, resume, command, r
         _fail(str(exc))
     pending = the_run.pending()
     total = len(the_run.keys())
+    for path, why in the_run.unreadable.items():   # said, not silently redone: an auditor may care
+        click.echo(f"warning: {path}: unreadable ({why}); the attempt is redone", err=True)
     click.echo(f"run dir: {out}  agent: {', '.join(s.name for s in specs)}  device: {dev}  backend: {backend}  "
                f"attempts: {len(pending)} to do, {total - len(pending)} already finished  jobs: {jobs}"
                + (f"  gpus: {','.join(pool.names)}" if pool else "") + (f"  executor: ray" if executor == "ray" else ""))

@@ -1,6 +1,8 @@
 """Reference check for `gauntlet tasks validate`: import each task's reference and run make_inputs
 and reference() on every seen and hidden config on the CPU, so a broken task is caught here rather
-than scored as `task_error` in a run.
+than scored as `task_error` in a run. The shipped solution is checked for its entry symbol too: a
+Python one is imported (it must define the callable), a native one must name the symbol (compiling
+it is the oracle's job, `scripts/check_suite_cpu.py`).
 
 The host side (`check_references`) never imports torch: the references run in one child process
 (`python -m runner.refcheck`), which uses the judge's own helpers, so validate and the judge agree on
@@ -63,6 +65,27 @@ def _check_one(task_dir: Path, tasks_root: Path) -> str | None:
                 raise TaskBroken(f"{exc} on {config.split} config {config.name}") from None
     except TaskBroken as exc:
         return f"{task.reference}: reference: {exc}"
+    return _check_solution(task)
+
+
+def _check_solution(task) -> str | None:
+    import importlib.util
+    import re
+    source = task.solution_files().get(task.entry)
+    if source is None:
+        return None              # a task without a solution: the loader decides whether that is allowed
+    where = f"{source}: solution"
+    if not source.name.endswith(".py"):
+        text = source.read_text(errors="replace")
+        return None if re.search(rf"\b{task.symbol}\s*\(", text) else f"{where}: defines no {task.symbol}()"
+    try:
+        spec = importlib.util.spec_from_file_location(f"gauntlet_solution_{abs(hash(source))}", source)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    except BaseException as exc:   # SystemExit included: the solution is the task author's code
+        return f"{where}: importing it failed: {type(exc).__name__}: {exc}"
+    if not callable(getattr(module, task.symbol, None)):
+        return f"{where}: defines no callable {task.symbol}"
     return None
 
 

@@ -263,6 +263,7 @@ class Run:
         if len(set(names)) != len(names):
             raise RunError(f"--agent: {', '.join(sorted({n for n in names if names.count(n) > 1}))} named twice")
         self.layout = RunLayout(self.dir, several_agents=len(options.agents) > 1)
+        self.unreadable: dict[Path, str] = {}   # result.json files resume could not read (redone)
         self.tasks = tasks
         if options.unseen:
             bare = [t.id for t in tasks if t.space is None]
@@ -336,7 +337,8 @@ class Run:
             return False
         try:
             status = read_json(path).get("status")
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError, AttributeError) as exc:
+            self.unreadable[path] = f"{type(exc).__name__}: {exc}"
             return False
         return status != "infra_error"
 

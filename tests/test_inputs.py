@@ -1,5 +1,6 @@
 """Bad inputs get one clear line (exit != 0, no traceback) before any agent runs: real CLI
 subprocesses, real engines and files (issue 11)."""
+import json
 import shutil
 from pathlib import Path
 
@@ -317,3 +318,26 @@ def test_a_replay_source_that_holds_no_diff_is_refused_before_any_attempt(tasks_
                     "--device", "cpu", "--out", out, check=False)
     one_line_error(proc, "--replay-from", str(path), words)
     no_attempt_started(out)
+
+
+@pytest.mark.parametrize("source,words", [
+    ("raise RuntimeError('broken at import')\n", "importing it failed: RuntimeError: broken at import"),
+    ("def other(x, a):\n    return x\n", "defines no callable forward"),
+])
+def test_tasks_validate_checks_the_shipped_solution(tasks_root, source, words):
+    path = tasks_root / "triton2triton" / "scale" / "solution" / "kernel.py"
+    path.write_text(source)
+    proc = gauntlet("tasks", "validate", "--tasks-root", tasks_root, check=False)
+    assert proc.returncode == 1 and f"{path}: solution: {words}" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+
+
+def test_resume_names_an_unreadable_result_it_redoes(tasks_root, tmp_path):
+    out = tmp_path / "run"
+    argv = ["run", "--agent", "noop", "--tasks", "triton2triton/scale", "--tasks-root", tasks_root,
+            "--device", "cpu", "--out", out]
+    gauntlet(*argv)
+    result = out / "attempts" / "triton2triton__scale" / "result.json"
+    result.write_text("[1")
+    proc = gauntlet(*argv, "--resume")
+    assert f"warning: {result}: unreadable (JSONDecodeError" in proc.stderr, proc.stderr
+    assert json.loads(result.read_text())["status"] == "ok"      # redone
