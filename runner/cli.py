@@ -229,9 +229,9 @@ def _preflight(device: str, backend: str) -> None:
 
 
 class _LiveProgress:
-    """Every live attempt and the count done: rich rows on a terminal, plain lines otherwise (a log
-    file or CI gets one line when an attempt starts and its summary when it ends). Called from the
-    attempts' threads."""
+    """Every live attempt and the count done: rich rows on a terminal, plain timestamped lines
+    otherwise (a log file or CI gets a line when an attempt starts, one at each of its phases, and its
+    summary when it ends, so a long attempt leaves no silent gap). Called from the attempts' threads."""
 
     def __init__(self, total: int, done: int):
         import threading
@@ -255,13 +255,26 @@ class _LiveProgress:
         if self._rich:
             self._rich.__exit__(*exc)
 
+    @staticmethod
+    def _plain(line: str) -> None:
+        import time
+        click.echo(f"{time.strftime('%H:%M:%S')} {line}")
+
     def started(self, key) -> None:
         with self._lock:
             if self._rich:
                 self._rows[key] = self._rich.add_task(f"  {key.label()}", total=None)
             else:
-                click.echo(f"start  {key.label()}  [{self.done}/{self.total} done, {len(self._rows) + 1} live]")
+                self._plain(f"start  {key.label()}  [{self.done}/{self.total} done, {len(self._rows) + 1} live]")
                 self._rows[key] = None
+
+    def phase(self, key, text: str) -> None:
+        with self._lock:
+            if self._rich:
+                if self._rows.get(key) is not None:
+                    self._rich.update(self._rows[key], description=f"  {key.label()}: {text}")
+            else:
+                self._plain(f"phase  {key.label()}: {text}")
 
     def finished(self, key, result) -> None:
         with self._lock:
@@ -274,7 +287,7 @@ class _LiveProgress:
                 self._rich.advance(self._bar)
                 self._rich.console.print(line, soft_wrap=True, markup=False)
             else:
-                click.echo(f"done   {line}  [{self.done}/{self.total} done, {len(self._rows)} live]")
+                self._plain(f"done   {line}  [{self.done}/{self.total} done, {len(self._rows)} live]")
 
 
 def _summary_line(r) -> str:
@@ -392,12 +405,14 @@ def run(agent_names, selectors, backend, device, budget, out, resume, command, r
                 from .ray_executor import RayError, execute_on_ray
                 try:
                     execute_on_ray(the_run, pending, address=ray_address, resources=resources,
-                                   on_start=progress.started, on_done=progress.finished)
+                                   on_start=progress.started, on_done=progress.finished,
+                                   on_phase=progress.phase)
                 except RayError as exc:
                     the_run.close()
                     _fail(str(exc))
             else:
-                the_run.execute(pending, jobs=jobs, on_start=progress.started, on_done=progress.finished)
+                the_run.execute(pending, jobs=jobs, on_start=progress.started, on_done=progress.finished,
+                                on_phase=progress.phase)
     except (KeyboardInterrupt, SystemExit) as exc:
         # the attempts' sandboxes are already stopped (their finally blocks ran); their temp folders go too
         if isinstance(exc, SystemExit) and exc.code == 1 and executor == "ray":

@@ -295,3 +295,15 @@ def test_chmod_000_on_the_kernel_and_the_workspace_loses_no_edit(tasks_root, tmp
     assert r["status"] == "ok", (r.get("error"), proc.stderr[-2000:])
     assert r["compiled"] and r["correct_seen"] and r["correct_unseen"]
     assert r["changed_files"] == ["kernel.py", "sub/f"] and r["violations"] == ["sub/f"]
+
+
+def test_progress_lines_when_stdout_is_not_a_terminal(tasks_root, tmp_path):
+    """CI and log files (a pipe here) get a timestamped line at each phase of an attempt, the --unseen
+    draw included, in order, between the attempt's start and done lines."""
+    stdout = run(tasks_root, tmp_path / "run", "--agent", "oracle", "--unseen", "1").stdout
+    phases = [f"start  {SCALE} (oracle)", f"phase  {SCALE} (oracle): drawing 2 candidate configs",
+              "agent oracle started", "agent done: ok", f"{SCALE} (oracle): evaluating", f"done   {SCALE}"]
+    positions = [stdout.find(p) for p in phases]
+    assert -1 not in positions and positions == sorted(positions), stdout
+    import re
+    assert re.search(rf"^\d\d:\d\d:\d\d phase  {SCALE} \(oracle\): agent done", stdout, re.M), stdout
