@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -228,16 +229,34 @@ def _preflight(device: str, backend: str) -> None:
         _fail(str(exc))
 
 
+def _heartbeat_seconds() -> float:
+    """GAUNTLET_PROGRESS_EVERY_S: how often a plain log says which phase each live attempt is still in."""
+    import math
+    import os
+    text = os.environ.get("GAUNTLET_PROGRESS_EVERY_S", "60")
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        _fail(f"GAUNTLET_PROGRESS_EVERY_S: {text!r} is not a positive number of seconds")
+    return value
+
+
 class _LiveProgress:
     """Every live attempt and the count done: rich rows on a terminal, plain timestamped lines
-    otherwise (a log file or CI gets a line when an attempt starts, one at each of its phases, and its
-    summary when it ends, so a long attempt leaves no silent gap). Called from the attempts' threads."""
+    otherwise (a log file or CI gets a line when an attempt starts, one at each of its phases, a
+    "still" line every `heartbeat_s` while a phase lasts, and its summary when it ends, so a long
+    attempt leaves no silent gap). Called from the attempts' threads."""
 
-    def __init__(self, total: int, done: int):
+    def __init__(self, total: int, done: int, heartbeat_s: float = 60.0):
         import threading
         self.total, self.done = total, done
+        self.heartbeat_s = heartbeat_s
         self._lock = threading.Lock()
+        self._stop = threading.Event()
         self._rows: dict = {}
+        self._phases: dict = {}       # plain lines: live attempt -> (its phase, time.monotonic() it began)
         self.tty = sys.stdout.isatty()
         self._rich = None
         if self.tty:
@@ -249,15 +268,25 @@ class _LiveProgress:
     def __enter__(self):
         if self._rich:
             self._rich.__enter__()
+        else:
+            import threading
+            threading.Thread(target=self._heartbeat, name="progress-heartbeat", daemon=True).start()
         return self
 
     def __exit__(self, *exc):
+        self._stop.set()
         if self._rich:
             self._rich.__exit__(*exc)
 
+    def _heartbeat(self) -> None:
+        """Plain lines: an agent's budget or an evaluation can last many minutes without a phase change."""
+        while not self._stop.wait(self.heartbeat_s):
+            with self._lock:
+                for key, (text, began) in self._phases.items():
+                    self._plain(f"still  {key.label()}  {time.monotonic() - began:.0f} s since: {text}")
+
     @staticmethod
     def _plain(line: str) -> None:
-        import time
         click.echo(f"{time.strftime('%H:%M:%S')} {line}")
 
     def started(self, key) -> None:
@@ -267,6 +296,7 @@ class _LiveProgress:
             else:
                 self._plain(f"start  {key.label()}  [{self.done}/{self.total} done, {len(self._rows) + 1} live]")
                 self._rows[key] = None
+                self._phases[key] = ("started", time.monotonic())
 
     def phase(self, key, text: str) -> None:
         with self._lock:
@@ -275,11 +305,13 @@ class _LiveProgress:
                     self._rich.update(self._rows[key], description=f"  {key.label()}: {text}")
             else:
                 self._plain(f"phase  {key.label()}: {text}")
+                self._phases[key] = (text, time.monotonic())
 
     def finished(self, key, result) -> None:
         with self._lock:
             self.done += 1
             row = self._rows.pop(key, None)
+            self._phases.pop(key, None)
             line = _summary_line(result) + (f" k{key.k}" if key.k else "") + f" ({key.agent.name})"
             if self._rich:
                 if row is not None:
@@ -370,6 +402,7 @@ def run(agent_names, selectors, backend, device, budget, out, resume, command, r
         _fail("--ray-resource: only with --executor ray")
     if resume and out is None:
         _fail("--resume: needs --out RUN_DIR (the run to continue)")
+    heartbeat_s = _heartbeat_seconds()
     root = Path(tasks_root or default_tasks_root())
     try:
         chosen = select(selectors, root)
@@ -400,7 +433,7 @@ def run(agent_names, selectors, backend, device, budget, out, resume, command, r
                + (f"  gpus: {','.join(pool.names)}" if pool else "") + (f"  executor: ray" if executor == "ray" else ""))
     _terminate_as_exception()
     try:
-        with _LiveProgress(total, total - len(pending)) as progress:
+        with _LiveProgress(total, total - len(pending), heartbeat_s) as progress:
             if executor == "ray":
                 from .ray_executor import RayError, execute_on_ray
                 try:

@@ -300,10 +300,24 @@ def test_chmod_000_on_the_kernel_and_the_workspace_loses_no_edit(tasks_root, tmp
 def test_progress_lines_when_stdout_is_not_a_terminal(tasks_root, tmp_path):
     """CI and log files (a pipe here) get a timestamped line at each phase of an attempt, the --unseen
     draw included, in order, between the attempt's start and done lines."""
-    stdout = run(tasks_root, tmp_path / "run", "--agent", "oracle", "--unseen", "1").stdout
+    stdout = gauntlet("run", "--tasks", "triton2triton", "--tasks-root", tasks_root, "--device", "cpu",
+                      "--out", tmp_path / "run", "--agent", "oracle", "--unseen", "1",
+                      env={"GAUNTLET_PROGRESS_EVERY_S": "0.2"}).stdout
+    # and a "still" line while a phase lasts (an evaluation starts a python that imports torch and
+    # runs the interpreter: seconds, far over 0.2 s)
+    assert f"still  {SCALE} (oracle)" in stdout and "s since: evaluating (compile" in stdout, stdout
     phases = [f"start  {SCALE} (oracle)", f"phase  {SCALE} (oracle): drawing 2 candidate configs",
               "agent oracle started", "agent done: ok", f"{SCALE} (oracle): evaluating", f"done   {SCALE}"]
     positions = [stdout.find(p) for p in phases]
     assert -1 not in positions and positions == sorted(positions), stdout
     import re
     assert re.search(rf"^\d\d:\d\d:\d\d phase  {SCALE} \(oracle\): agent done", stdout, re.M), stdout
+
+
+@pytest.mark.parametrize("every", ["0", "-5", "soon", "nan"])
+def test_bad_progress_interval_is_one_line(tasks_root, tmp_path, every):
+    proc = gauntlet("run", "--tasks", SCALE, "--tasks-root", tasks_root, "--device", "cpu", "--out", tmp_path / "run",
+                    "--agent", "oracle", env={"GAUNTLET_PROGRESS_EVERY_S": every}, check=False)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"GAUNTLET_PROGRESS_EVERY_S: '{every}' is not a positive number of seconds" in proc.stderr
+    assert not (tmp_path / "run").exists()
