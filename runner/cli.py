@@ -229,6 +229,11 @@ def _preflight(device: str, backend: str) -> None:
         _fail(str(exc))
 
 
+def _stamped(line: str) -> None:
+    """A progress line for logs: the wall-clock time first, so gaps show."""
+    click.echo(f"{time.strftime('%H:%M:%S')} {line}")
+
+
 def _heartbeat_seconds() -> float:
     """GAUNTLET_PROGRESS_EVERY_S: how often a plain log says which phase each live attempt is still in."""
     import math
@@ -283,18 +288,14 @@ class _LiveProgress:
         while not self._stop.wait(self.heartbeat_s):
             with self._lock:
                 for key, (text, began) in self._phases.items():
-                    self._plain(f"still  {key.label()}  {time.monotonic() - began:.0f} s since: {text}")
-
-    @staticmethod
-    def _plain(line: str) -> None:
-        click.echo(f"{time.strftime('%H:%M:%S')} {line}")
+                    _stamped(f"still  {key.label()}  {time.monotonic() - began:.0f} s since: {text}")
 
     def started(self, key) -> None:
         with self._lock:
             if self._rich:
                 self._rows[key] = self._rich.add_task(f"  {key.label()}", total=None)
             else:
-                self._plain(f"start  {key.label()}  [{self.done}/{self.total} done, {len(self._rows) + 1} live]")
+                _stamped(f"start  {key.label()}  [{self.done}/{self.total} done, {len(self._rows) + 1} live]")
                 self._rows[key] = None
                 self._phases[key] = ("started", time.monotonic())
 
@@ -304,7 +305,7 @@ class _LiveProgress:
                 if self._rows.get(key) is not None:
                     self._rich.update(self._rows[key], description=f"  {key.label()}: {text}")
             else:
-                self._plain(f"phase  {key.label()}: {text}")
+                _stamped(f"phase  {key.label()}: {text}")
                 self._phases[key] = (text, time.monotonic())
 
     def finished(self, key, result) -> None:
@@ -319,7 +320,7 @@ class _LiveProgress:
                 self._rich.advance(self._bar)
                 self._rich.console.print(line, soft_wrap=True, markup=False)
             else:
-                self._plain(f"done   {line}  [{self.done}/{self.total} done, {len(self._rows)} live]")
+                _stamped(f"done   {line}  [{self.done}/{self.total} done, {len(self._rows)} live]")
 
 
 def _summary_line(r) -> str:
@@ -494,7 +495,8 @@ def _exit_for(results) -> None:
 @_timing_options
 @_tasks_root_option
 def eval_cmd(run_dir, device, backend, tasks_root, timing_regime, graph, max_speedup):
-    """Re-evaluate the saved diffs of RUN_DIR (e.g. on another device); rewrites result.json."""
+    """Re-evaluate the saved diffs of RUN_DIR (e.g. on another device); rewrites result.json, keeping
+    the one it replaces as result.prev-<n>.json, and prints the report."""
     from .agent import AgentSpec
     from .run import RunOptions, reevaluate
     root = Path(tasks_root or default_tasks_root())
@@ -509,11 +511,14 @@ def eval_cmd(run_dir, device, backend, tasks_root, timing_regime, graph, max_spe
     from .run import RunError
     _terminate_as_exception()
     try:
-        results = reevaluate(run_dir, options, by_id, progress=lambda r: click.echo(_summary_line(r)))
+        results = reevaluate(run_dir, options, by_id, progress=lambda r: click.echo(_summary_line(r)),
+                             on_phase=lambda label, text: _stamped(f"phase  {label}: {text}"))
     except RunError as exc:
         _fail(str(exc))
     if not results:
         _fail(f"{run_dir}: no attempts with a known task to re-evaluate")
+    from .report import aggregate, load_results, render
+    click.echo(render(aggregate(load_results([run_dir])), "table"))
     _exit_for(results)
 
 

@@ -15,6 +15,8 @@ run_dir/
     drawn-configs.toml           --unseen N: the drawn configs, written after the agent stopped
     diff.patch                   the agent's changes against the task as shipped
     result.json                  written last: its presence means the attempt is finished
+    result.prev-<n>.json         `gauntlet eval`: the result.json (and evaluation.prev-<n>.json the
+    evaluation.prev-<n>.json     evaluation.json) it replaced, n = 1, 2, ... oldest first
 
 With the local backend, temp folders live outside the run dir (the judge hides the run dir from
 kernel runners, and their work dirs are made in its TMPDIR), in one root per run
@@ -683,22 +685,37 @@ def evaluation_seconds(adir: Path) -> float | None:
         return None
 
 
-def reevaluate(run_dir: Path, options: RunOptions, tasks: dict[str, Task], progress=None) -> list[AttemptResult]:
-    """`gauntlet eval`: rebuild each attempt's candidate from its saved diff.patch and evaluate again."""
+def keep_previous(adir: Path) -> int:
+    """Before `gauntlet eval` rewrites an attempt: its result.json and evaluation.json are copied to
+    result.prev-<n>.json / evaluation.prev-<n>.json (n one past the highest kept); returns n."""
+    taken = [int(m.group(1)) for p in adir.glob("result.prev-*.json")
+             if (m := re.fullmatch(r"result\.prev-(\d+)\.json", p.name))]
+    n = max(taken, default=0) + 1
+    for name in ("result", "evaluation"):
+        if (adir / f"{name}.json").is_file():
+            shutil.copyfile(adir / f"{name}.json", adir / f"{name}.prev-{n}.json")
+    return n
+
+
+def reevaluate(run_dir: Path, options: RunOptions, tasks: dict[str, Task], progress=None,
+               on_phase=None) -> list[AttemptResult]:
+    """`gauntlet eval`: rebuild each attempt's candidate from its saved diff.patch and evaluate again,
+    keeping the result it replaces (keep_previous). `on_phase(label, text)` before each evaluation,
+    `progress(result)` after it."""
     manifest_path = Path(run_dir) / "manifest.json"
     if not manifest_path.is_file():
         raise RunError(f"{run_dir}: holds no run (no manifest.json)")
     manifest = read_manifest(manifest_path)
     lock = lock_run_dir(Path(run_dir))
     try:
-        return _reevaluate_all(run_dir, options, tasks, manifest, progress)
+        return _reevaluate_all(run_dir, options, tasks, manifest, progress, on_phase)
     finally:
         remove_run_temp(run_dir)
         lock.close()
 
 
 def _reevaluate_all(run_dir: Path, options: RunOptions, tasks: dict[str, Task], manifest: dict,
-                    progress) -> list[AttemptResult]:
+                    progress, on_phase) -> list[AttemptResult]:
     results = []
     for result_path in RunLayout(Path(run_dir)).result_paths():
         adir = result_path.parent
@@ -718,6 +735,10 @@ def _reevaluate_all(run_dir: Path, options: RunOptions, tasks: dict[str, Task], 
         candidate = adir / "candidate"
         export_candidate(scratch, task.editable, candidate)
         shutil.rmtree(scratch)
+        kept = keep_previous(adir)
+        if on_phase:
+            on_phase(f"{old.task}" + (f" k{old.attempt}" if old.attempt else "") + f" ({old.agent})",
+                     f"evaluating (the previous result kept as result.prev-{kept}.json)")
         evaluation = evaluate_candidate(task, candidate, adir, options, drawn=recorded_drawn_configs(manifest, task.id))
         old.device = options.device
         old.error = None if old.status != "infra_error" else old.error

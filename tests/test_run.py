@@ -120,8 +120,18 @@ def test_replay_and_eval_reproduce_a_run(tasks_root, tmp_path):
     shutil.rmtree(first / "attempts" / ATTEMPT / "workspace")
     (first / "attempts" / ATTEMPT / "result.json").write_text(
         json.dumps({**result(first), "correct_unseen": False, "speedup_seen": None}))
-    gauntlet("eval", first, "--device", "cpu", "--tasks-root", tasks_root)
+    tampered = (first / "attempts" / ATTEMPT / "result.json").read_text()
+    evaluated = gauntlet("eval", first, "--device", "cpu", "--tasks-root", tasks_root).stdout
     assert result(first)["correct_unseen"] and result(first)["speedup_seen"] > 0
+    # the result it replaced is kept, numbered; a progress line says so, and the report follows
+    kept = first / "attempts" / ATTEMPT
+    assert (kept / "result.prev-1.json").read_text() == tampered
+    assert (kept / "evaluation.prev-1.json").is_file()
+    assert f"phase  {SCALE} (oracle): evaluating (the previous result kept as result.prev-1.json)" in evaluated
+    assert "correct seen %" in evaluated, evaluated
+    gauntlet("eval", first, "--device", "cpu", "--tasks-root", tasks_root)
+    assert json.loads((kept / "result.prev-2.json").read_text())["correct_unseen"]
+    assert gauntlet("report", first, "--format", "json").stdout.count('"attempts": 1') == 1
 
 
 def test_report_formats(tasks_root, tmp_path):
