@@ -324,12 +324,17 @@ class _LiveProgress:
 
 
 def _summary_line(r) -> str:
+    """One attempt, short: status, gates (compiled, correct on seen/hidden[/drawn] configs) and the
+    speedups over the baseline on the same splits; the report's legend explains the words."""
     def sp(v):
         return f"{v:.2f}x" if v else "-"
-    return (f"{r.task:36s} {r.status:14s} compiled={'y' if r.compiled else 'n'} "
-            f"seen={'y' if r.correct_seen else 'n'} unseen={'y' if r.correct_unseen else 'n'} "
-            f"speedup seen={sp(r.speedup_seen)} unseen={sp(r.speedup_unseen)}"
-            + (f" drawn={'y' if r.correct_drawn else 'n'} {sp(r.speedup_drawn)}" if r.correct_drawn is not None else "")
+
+    def yn(v):
+        return "y" if v else "n"
+    drawn = r.correct_drawn is not None
+    return (f"{r.task:28s} {r.status:13s} compiled={yn(r.compiled)} "
+            f"correct={yn(r.correct_seen)}/{yn(r.correct_unseen)}" + (f"/{yn(r.correct_drawn)}" if drawn else "")
+            + f" speedup={sp(r.speedup_seen)}/{sp(r.speedup_unseen)}" + (f"/{sp(r.speedup_drawn)}" if drawn else "")
             + (f" violations={len(r.violations)}" if r.violations else ""))
 
 
@@ -431,7 +436,8 @@ def run(agent_names, selectors, backend, device, budget, out, resume, command, r
     total = len(the_run.keys())
     click.echo(f"run dir: {out}  agent: {', '.join(s.name for s in specs)}  device: {dev}  backend: {backend}  "
                f"attempts: {len(pending)} to do, {total - len(pending)} already finished  jobs: {jobs}"
-               + (f"  gpus: {','.join(pool.names)}" if pool else "") + (f"  executor: ray" if executor == "ray" else ""))
+               + (f"  gpus: {','.join(pool.names)}" if pool else "") + (f"  executor: ray" if executor == "ray" else "")
+               + f"\nper attempt: correct and speedup on seen/hidden{'/drawn' if unseen else ''} configs")
     _terminate_as_exception()
     try:
         with _LiveProgress(total, total - len(pending), heartbeat_s) as progress:

@@ -128,7 +128,7 @@ def test_replay_and_eval_reproduce_a_run(tasks_root, tmp_path):
     assert (kept / "result.prev-1.json").read_text() == tampered
     assert (kept / "evaluation.prev-1.json").is_file()
     assert f"phase  {SCALE} (oracle): evaluating (the previous result kept as result.prev-1.json)" in evaluated
-    assert "correct seen %" in evaluated, evaluated
+    assert "seen ok %" in evaluated, evaluated
     gauntlet("eval", first, "--device", "cpu", "--tasks-root", tasks_root)
     assert json.loads((kept / "result.prev-2.json").read_text())["correct_unseen"]
     assert gauntlet("report", first, "--format", "json").stdout.count('"attempts": 1') == 1
@@ -139,6 +139,18 @@ def test_report_formats(tasks_root, tmp_path):
     run(tasks_root, out, "--agent", "oracle")
     table = gauntlet("report", out).stdout
     assert "triton2triton" in table and "100.0" in table
+    # the default report fits a 100-column terminal with the longest shipped agent name, an infra
+    # error's warning included, and says what its scores mean
+    path = out / "attempts" / ATTEMPT / "result.json"
+    path.write_text(json.dumps({**result(out), "agent": "claude-code"}))
+    (out / "attempts" / "triton2triton__other").mkdir()
+    (out / "attempts" / "triton2triton__other" / "result.json").write_text(
+        json.dumps({**result(out), "task": "triton2triton/other", "status": "infra_error"}))
+    table = gauntlet("report", out, env={"COLUMNS": "100"}).stdout
+    assert "claude-code" in table and "ended in infra_error" in table
+    assert max(map(len, table.splitlines())) <= 100, table
+    assert "bounded: max(0, 1 - 1.05 / speedup)" in table and "fast_p:" in table and "docs/scoring.md" in table
+    (out / "attempts" / "triton2triton__other" / "result.json").unlink()
     rows = json.loads(gauntlet("report", out, "--format", "json").stdout)
     assert rows[0]["attempts"] == 1 and rows[0]["correct_unseen_pct"] == 100.0
     assert rows[0]["geomean_speedup_seen"] > 0
