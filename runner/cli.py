@@ -302,8 +302,9 @@ class _LiveProgress:
     def phase(self, key, text: str) -> None:
         with self._lock:
             if self._rich:
-                if self._rows.get(key) is not None:
-                    self._rich.update(self._rows[key], description=f"  {key.label()}: {text}")
+                if self._rows.get(key) is not None:   # escaped: rich reads "[space]" as markup
+                    from rich.markup import escape
+                    self._rich.update(self._rows[key], description=escape(f"  {key.label()}: {text}"))
             else:
                 _stamped(f"phase  {key.label()}: {text}")
                 self._phases[key] = (text, time.monotonic())

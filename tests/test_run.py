@@ -343,3 +343,29 @@ def test_bad_progress_interval_is_one_line(tasks_root, tmp_path, every):
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert f"GAUNTLET_PROGRESS_EVERY_S: '{every}' is not a positive number of seconds" in proc.stderr
     assert not (tmp_path / "run").exists()
+
+
+def test_progress_on_a_terminal_shows_each_phase_in_the_attempts_row(tasks_root, tmp_path):
+    """A real pseudo-terminal: the live row of the attempt names its phase, text as written (rich
+    markup would eat the "[space]" of the draw)."""
+    import pty
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "runner.cli", "run", "--tasks", "triton2triton", "--tasks-root",
+                             str(tasks_root), "--device", "cpu", "--out", str(tmp_path / "run"), "--agent", "oracle",
+                             "--unseen", "1"], cwd=REPO, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave,
+                            env={**os.environ, "COLUMNS": "200", "TERM": "xterm"})
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:          # EIO: the CLI exited and closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    assert proc.wait() == 0
+    screen = b"".join(chunks).decode(errors="replace")
+    assert f"{SCALE} (oracle): drawing 2 candidate configs from [space] (seed 0)" in screen, screen
+    assert f"{SCALE} (oracle): evaluating (compile, correctness, timing)" in screen, screen
