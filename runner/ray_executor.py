@@ -13,7 +13,7 @@ import os
 import socket
 from pathlib import Path
 
-from .run import Attempt, AttemptKey, Run
+from .run import Attempt, AttemptKey, Run, no_phase
 
 
 class RayError(RuntimeError):
@@ -65,7 +65,7 @@ def execute_on_ray(run: Run, keys: list[AttemptKey], address: str | None, resour
                 on_start(key)
             try:
                 drawn = run.drawn_configs(   # on the driver: it alone writes the manifest
-                    key.task, (lambda text, key=key: on_phase(key, text)) if on_phase else (lambda text: None))
+                    key.task, (lambda text, key=key: on_phase(key, text)) if on_phase else no_phase)
             except Exception as exc:
                 result = Attempt(key.task, run.options.for_agent(key.agent), run.attempt_dir(key.task, key.agent, key.k),
                                  key.k, run.run_id).failed(exc)

@@ -70,7 +70,7 @@ AGENT_GRACE_S = 10
 PhaseCallback = Callable[[str], None]
 
 
-def _no_phase(text: str) -> None:
+def no_phase(text: str) -> None:
     pass
 
 
@@ -352,7 +352,7 @@ class Run:
     def pending(self) -> list[AttemptKey]:
         return [key for key in self.keys() if not self.finished(key)]
 
-    def drawn_configs(self, task: Task, on_phase: PhaseCallback = _no_phase) -> list[Config]:
+    def drawn_configs(self, task: Task, on_phase: PhaseCallback = no_phase) -> list[Config]:
         """--unseen N: the task's drawn configs, from the manifest if this run already drew them
         (a resumed run and `gauntlet eval` reuse exactly those); else drawn now (2N candidates),
         filtered by the baseline in an evaluation sandbox, and recorded in the manifest."""
@@ -380,7 +380,7 @@ class Run:
         self.lock.close()
 
     def attempt(self, task: Task, agent: AgentSpec | None = None, k: int = 0,
-                on_phase: PhaseCallback = _no_phase) -> AttemptResult:
+                on_phase: PhaseCallback = no_phase) -> AttemptResult:
         """One attempt from scratch; writes result.json last (a killed attempt is simply redone)."""
         spec = agent or self.options.agent
         adir = self.attempt_dir(task, spec, k)
@@ -400,7 +400,7 @@ class Run:
             if on_start:
                 on_start(key)
             result = self.attempt(key.task, key.agent, key.k,
-                                  on_phase=(lambda text: on_phase(key, text)) if on_phase else _no_phase)
+                                  on_phase=(lambda text: on_phase(key, text)) if on_phase else no_phase)
             if on_done:
                 on_done(key, result)
             return result
@@ -423,7 +423,7 @@ class Attempt:
     drawn: list[Config] = field(default_factory=list)
     gpus: GpuPool | None = None
     # the runner's thread only: a Ray worker reports no phases (the driver shows start and done)
-    on_phase: PhaseCallback = _no_phase
+    on_phase: PhaseCallback = no_phase
 
     def failed(self, exc: Exception) -> AttemptResult:
         result = self._new_result()
