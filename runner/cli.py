@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -227,16 +228,39 @@ def _preflight(device: str, backend: str) -> None:
         _fail(str(exc))
 
 
-class _LiveProgress:
-    """Every live attempt and the count done: rich rows on a terminal, plain lines otherwise (a log
-    file or CI gets one line when an attempt starts and its summary when it ends). Called from the
-    attempts' threads."""
+def _stamped(line: str) -> None:
+    """A progress line for logs: the wall-clock time first, so gaps show."""
+    click.echo(f"{time.strftime('%H:%M:%S')} {line}")
 
-    def __init__(self, total: int, done: int):
+
+def _heartbeat_seconds() -> float:
+    """GAUNTLET_PROGRESS_EVERY_S: how often a plain log says which phase each live attempt is still in."""
+    import math
+    import os
+    text = os.environ.get("GAUNTLET_PROGRESS_EVERY_S", "60")
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        _fail(f"GAUNTLET_PROGRESS_EVERY_S: {text!r} is not a positive number of seconds")
+    return value
+
+
+class _LiveProgress:
+    """Every live attempt and the count done: rich rows on a terminal, plain timestamped lines
+    otherwise (a log file or CI gets a line when an attempt starts, one at each of its phases, a
+    "still" line every `heartbeat_s` while a phase lasts, and its summary when it ends, so a long
+    attempt leaves no silent gap). Called from the attempts' threads."""
+
+    def __init__(self, total: int, done: int, heartbeat_s: float = 60.0):
         import threading
         self.total, self.done = total, done
+        self.heartbeat_s = heartbeat_s
         self._lock = threading.Lock()
+        self._stop = threading.Event()
         self._rows: dict = {}
+        self._phases: dict = {}       # plain lines: live attempt -> (its phase, time.monotonic() it began)
         self.tty = sys.stdout.isatty()
         self._rich = None
         if self.tty:
@@ -248,24 +272,47 @@ class _LiveProgress:
     def __enter__(self):
         if self._rich:
             self._rich.__enter__()
+        else:
+            import threading
+            threading.Thread(target=self._heartbeat, name="progress-heartbeat", daemon=True).start()
         return self
 
     def __exit__(self, *exc):
+        self._stop.set()
         if self._rich:
             self._rich.__exit__(*exc)
+
+    def _heartbeat(self) -> None:
+        """Plain lines: an agent's budget or an evaluation can last many minutes without a phase change."""
+        while not self._stop.wait(self.heartbeat_s):
+            with self._lock:
+                for key, (text, began) in self._phases.items():
+                    _stamped(f"still  {key.label()}  {time.monotonic() - began:.0f} s since: {text}")
 
     def started(self, key) -> None:
         with self._lock:
             if self._rich:
                 self._rows[key] = self._rich.add_task(f"  {key.label()}", total=None)
             else:
-                click.echo(f"start  {key.label()}  [{self.done}/{self.total} done, {len(self._rows) + 1} live]")
+                _stamped(f"start  {key.label()}  [{self.done}/{self.total} done, {len(self._rows) + 1} live]")
                 self._rows[key] = None
+                self._phases[key] = ("started", time.monotonic())
+
+    def phase(self, key, text: str) -> None:
+        with self._lock:
+            if self._rich:
+                if self._rows.get(key) is not None:   # escaped: rich reads "[space]" as markup
+                    from rich.markup import escape
+                    self._rich.update(self._rows[key], description=escape(f"  {key.label()}: {text}"))
+            else:
+                _stamped(f"phase  {key.label()}: {text}")
+                self._phases[key] = (text, time.monotonic())
 
     def finished(self, key, result) -> None:
         with self._lock:
             self.done += 1
             row = self._rows.pop(key, None)
+            self._phases.pop(key, None)
             line = _summary_line(result) + (f" k{key.k}" if key.k else "") + f" ({key.agent.name})"
             if self._rich:
                 if row is not None:
@@ -273,16 +320,21 @@ class _LiveProgress:
                 self._rich.advance(self._bar)
                 self._rich.console.print(line, soft_wrap=True, markup=False)
             else:
-                click.echo(f"done   {line}  [{self.done}/{self.total} done, {len(self._rows)} live]")
+                _stamped(f"done   {line}  [{self.done}/{self.total} done, {len(self._rows)} live]")
 
 
 def _summary_line(r) -> str:
+    """One attempt, short: status, gates (compiled, correct on seen/hidden[/drawn] configs) and the
+    speedups over the baseline on the same splits; the report's legend explains the words."""
     def sp(v):
         return f"{v:.2f}x" if v else "-"
-    return (f"{r.task:36s} {r.status:14s} compiled={'y' if r.compiled else 'n'} "
-            f"seen={'y' if r.correct_seen else 'n'} unseen={'y' if r.correct_unseen else 'n'} "
-            f"speedup seen={sp(r.speedup_seen)} unseen={sp(r.speedup_unseen)}"
-            + (f" drawn={'y' if r.correct_drawn else 'n'} {sp(r.speedup_drawn)}" if r.correct_drawn is not None else "")
+
+    def yn(v):
+        return "y" if v else "n"
+    drawn = r.correct_drawn is not None
+    return (f"{r.task:28s} {r.status:13s} compiled={yn(r.compiled)} "
+            f"correct={yn(r.correct_seen)}/{yn(r.correct_unseen)}" + (f"/{yn(r.correct_drawn)}" if drawn else "")
+            + f" speedup={sp(r.speedup_seen)}/{sp(r.speedup_unseen)}" + (f"/{sp(r.speedup_drawn)}" if drawn else "")
             + (f" violations={len(r.violations)}" if r.violations else ""))
 
 
@@ -356,6 +408,7 @@ def run(agent_names, selectors, backend, device, budget, out, resume, command, r
         _fail("--ray-resource: only with --executor ray")
     if resume and out is None:
         _fail("--resume: needs --out RUN_DIR (the run to continue)")
+    heartbeat_s = _heartbeat_seconds()
     root = Path(tasks_root or default_tasks_root())
     try:
         chosen = select(selectors, root)
@@ -385,20 +438,23 @@ def run(agent_names, selectors, backend, device, budget, out, resume, command, r
         click.echo(f"warning: {path}: unreadable ({why}); the attempt is redone", err=True)
     click.echo(f"run dir: {out}  agent: {', '.join(s.name for s in specs)}  device: {dev}  backend: {backend}  "
                f"attempts: {len(pending)} to do, {total - len(pending)} already finished  jobs: {jobs}"
-               + (f"  gpus: {','.join(pool.names)}" if pool else "") + (f"  executor: ray" if executor == "ray" else ""))
+               + (f"  gpus: {','.join(pool.names)}" if pool else "") + (f"  executor: ray" if executor == "ray" else "")
+               + f"\nper attempt: correct and speedup on seen/hidden{'/drawn' if unseen else ''} configs")
     _terminate_as_exception()
     try:
-        with _LiveProgress(total, total - len(pending)) as progress:
+        with _LiveProgress(total, total - len(pending), heartbeat_s) as progress:
             if executor == "ray":
                 from .ray_executor import RayError, execute_on_ray
                 try:
                     execute_on_ray(the_run, pending, address=ray_address, resources=resources,
-                                   on_start=progress.started, on_done=progress.finished)
+                                   on_start=progress.started, on_done=progress.finished,
+                                   on_phase=progress.phase)
                 except RayError as exc:
                     the_run.close()
                     _fail(str(exc))
             else:
-                the_run.execute(pending, jobs=jobs, on_start=progress.started, on_done=progress.finished)
+                the_run.execute(pending, jobs=jobs, on_start=progress.started, on_done=progress.finished,
+                                on_phase=progress.phase)
     except (KeyboardInterrupt, SystemExit) as exc:
         # the attempts' sandboxes are already stopped (their finally blocks ran); their temp folders go too
         if isinstance(exc, SystemExit) and exc.code == 1 and executor == "ray":
@@ -447,7 +503,8 @@ def _exit_for(results) -> None:
 @_timing_options
 @_tasks_root_option
 def eval_cmd(run_dir, device, backend, tasks_root, timing_regime, graph, max_speedup):
-    """Re-evaluate the saved diffs of RUN_DIR (e.g. on another device); rewrites result.json."""
+    """Re-evaluate the saved diffs of RUN_DIR (e.g. on another device); rewrites result.json, keeping
+    the one it replaces as result.prev-<n>.json, and prints the report."""
     from .agent import AgentSpec
     from .run import RunOptions, reevaluate
     root = Path(tasks_root or default_tasks_root())
@@ -462,11 +519,14 @@ def eval_cmd(run_dir, device, backend, tasks_root, timing_regime, graph, max_spe
     from .run import RunError
     _terminate_as_exception()
     try:
-        results = reevaluate(run_dir, options, by_id, progress=lambda r: click.echo(_summary_line(r)))
+        results = reevaluate(run_dir, options, by_id, progress=lambda r: click.echo(_summary_line(r)),
+                             on_phase=lambda label, text: _stamped(f"phase  {label}: {text}"))
     except RunError as exc:
         _fail(str(exc))
     if not results:
         _fail(f"{run_dir}: no attempts with a known task to re-evaluate")
+    from .report import aggregate, load_results, render
+    click.echo(render(aggregate(load_results([run_dir])), "table"))
     _exit_for(results)
 
 

@@ -13,7 +13,7 @@ import os
 import socket
 from pathlib import Path
 
-from .run import Attempt, AttemptKey, Run
+from .run import Attempt, AttemptKey, Run, no_phase
 
 
 class RayError(RuntimeError):
@@ -39,7 +39,7 @@ def _remote_attempt(attempt: Attempt) -> dict:
 
 
 def execute_on_ray(run: Run, keys: list[AttemptKey], address: str | None, resources: dict[str, float],
-                   on_start=None, on_done=None) -> list:
+                   on_start=None, on_done=None, on_phase=None) -> list:
     try:
         import ray
     except ImportError:
@@ -61,8 +61,11 @@ def execute_on_ray(run: Run, keys: list[AttemptKey], address: str | None, resour
                                                      max_retries=0)
         pending = {}
         for key in keys:
+            if on_start:    # before the draw, which can take minutes: a log shows it as this attempt's
+                on_start(key)
             try:
-                drawn = run.drawn_configs(key.task)   # on the driver: it alone writes the manifest
+                drawn = run.drawn_configs(   # on the driver: it alone writes the manifest
+                    key.task, (lambda text, key=key: on_phase(key, text)) if on_phase else no_phase)
             except Exception as exc:
                 result = Attempt(key.task, run.options.for_agent(key.agent), run.attempt_dir(key.task, key.agent, key.k),
                                  key.k, run.run_id).failed(exc)
@@ -71,8 +74,6 @@ def execute_on_ray(run: Run, keys: list[AttemptKey], address: str | None, resour
                 continue
             attempt = Attempt(key.task, run.options.for_agent(key.agent), run.attempt_dir(key.task, key.agent, key.k),
                               key.k, run.run_id, drawn)
-            if on_start:
-                on_start(key)
             pending[remote.remote(attempt)] = key
         results = []
         while pending:

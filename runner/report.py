@@ -133,25 +133,41 @@ def aggregate(results: list[AttemptResult]) -> list[CategoryRow]:
     return rows
 
 
-COLUMNS = [("category", "category"), ("agent", "agent"), ("device", "device"), ("attempts", "attempts"),
-           ("infra_errors", "infra err"), ("task_errors", "task err"), ("compiled_pct", "compile %"), ("correct_seen_pct", "correct seen %"),
-           ("correct_unseen_pct", "correct unseen %"), ("mean_speedup_seen", "mean speedup seen"),
-           ("geomean_speedup_seen", "geomean speedup seen"), ("mean_speedup_unseen", "mean speedup unseen"),
-           ("geomean_speedup_unseen", "geomean speedup unseen")]
-SCORE_COLUMNS = [("category", "category"), ("agent", "agent"), ("flagged_pct", "flagged %"),
-                 ("aka_mean", "aka"), ("bounded_mean", "bounded"), ("fast_0", "fast_0"), ("fast_1", "fast_1"),
-                 ("fast_1_5", "fast_1.5"), ("fast_2", "fast_2"), ("geomean_speedup_seen_all", "geomean speedup all"),
-                 ("aka_unseen_mean", "aka unseen"), ("bounded_unseen_mean", "bounded unseen")]
-GENERALIZATION_COLUMNS = [("category", "category"), ("agent", "agent"), ("both_pass", "both_pass"),
-                          ("opt_regression", "opt_regression"), ("both_fail", "both_fail"),
-                          ("opt_improvement", "opt_improvement"),
-                          ("conditional_correctness_pct", "P(cand ok given base ok) unseen %"),
-                          ("generalization_speedup_seen", "speedup seen (both pass)"),
-                          ("generalization_speedup_unseen", "speedup unseen (both pass)")]
-REPEAT_COLUMNS = [("category", "category"), ("agent", "agent"), ("attempts_per_task", "k"),
-                  ("pass_at_1", "pass@1"), ("pass_at_k", "pass@k"), ("speedup_spread_seen", "speedup spread seen")]
-DRAWN_COLUMNS = [("correct_drawn_pct", "correct drawn %"), ("geomean_speedup_drawn", "geomean speedup drawn")]
-CSV_FIELDS = [k for k, _ in COLUMNS if k not in ("infra_errors", "task_errors")] + ["timing_meaningful"]
+# The tables of `gauntlet report` (table and md): short titles, so each fits 100 columns with the
+# shipped category and agent names; LEGEND says what they mean (docs/scoring.md defines them fully).
+KEY = [("category", "category"), ("agent", "agent")]
+COLUMNS = [*KEY, ("device", "device"), ("attempts", "n"), ("infra_errors", "infra err"),
+           ("task_errors", "task err"), ("compiled_pct", "compiled %"), ("correct_seen_pct", "seen ok %"),
+           ("correct_unseen_pct", "hidden ok %")]
+SPEEDUP_COLUMNS = [*KEY, ("geomean_speedup_seen", "seen"), ("mean_speedup_seen", "seen mean"),
+                   ("geomean_speedup_unseen", "hidden"), ("mean_speedup_unseen", "hidden mean"),
+                   ("geomean_speedup_seen_all", "seen all")]
+SCORE_COLUMNS = [*KEY, ("flagged_pct", "flagged %"), ("aka_mean", "aka"), ("bounded_mean", "bounded"),
+                 ("aka_unseen_mean", "aka hidden"), ("bounded_unseen_mean", "bounded hidden")]
+FAST_COLUMNS = [*KEY, ("fast_0", "fast_0"), ("fast_1", "fast_1"), ("fast_1_5", "fast_1.5"), ("fast_2", "fast_2"),
+                ("fast_1_unseen", "fast_1 hidden")]
+GENERALIZATION_COLUMNS = [*KEY, ("both_pass", "both ok"), ("opt_regression", "regressed"),
+                          ("both_fail", "both fail"), ("opt_improvement", "improved"),
+                          ("conditional_correctness_pct", "cond. ok %")]
+BOTH_PASS_COLUMNS = [*KEY, ("generalization_speedup_seen", "seen (both ok)"),
+                     ("generalization_speedup_unseen", "hidden (both ok)")]
+DRAWN_COLUMNS = [("correct_drawn_pct", "drawn ok %"), ("geomean_speedup_drawn", "drawn")]
+REPEAT_COLUMNS = [*KEY, ("attempts_per_task", "k"), ("pass_at_1", "pass@1"), ("pass_at_k", "pass@k"),
+                  ("speedup_spread_seen", "spread seen")]
+LEGEND = (
+    "n: attempts; infra err / task err: attempts the harness or the task broke (they pass nothing). "
+    "seen: the configs the agent saw; hidden: configs it never saw; drawn: --unseen configs. "
+    "ok %: attempts correct on every config of the split. Speedup: baseline time / candidate time, "
+    "geomean over configs (each capped at 10x), then geomean (or mean) over the attempts that pass; "
+    "'all' counts every attempt, a failure as 1.0x. aka: 0 not compiled or flagged, 20 compiled but "
+    "wrong, 120 + 100 x speedup passing. bounded: max(0, 1 - 1.05 / speedup) passing, else 0. fast_p: share of "
+    "all attempts that pass and beat the baseline by more than p x. both ok / regressed / both fail / "
+    "improved: (baseline, candidate) pass on hidden configs; cond. ok %: candidate ok where the baseline "
+    "is. Full definitions: docs/scoring.md.")
+# csv: these historical columns first, in this order (scripts read them by position), then the rest
+CSV_FIELDS = ["category", "agent", "device", "attempts", "compiled_pct", "correct_seen_pct", "correct_unseen_pct",
+              "mean_speedup_seen", "geomean_speedup_seen", "mean_speedup_unseen", "geomean_speedup_unseen",
+              "timing_meaningful"]
 
 
 def _cell(row: CategoryRow, key: str) -> str:
@@ -193,21 +209,25 @@ def render(rows: list[CategoryRow], fmt: str) -> str:
         for r in rows:
             writer.writerow(asdict(r))
         return buf.getvalue()
-    note = ("\n* CPU (Triton interpreter) times: recorded, not meaningful as kernel speed."
-            if any(not r.timing_meaningful for r in rows) else "")
+    def block(title: str, columns) -> list[str]:
+        return ["", title if fmt != "md" else f"\n**{title}**\n"] + _table(rows, columns, fmt)
+    drawn = DRAWN_COLUMNS if any(r.correct_drawn_pct is not None for r in rows) else []
     blocks = [_table(rows, COLUMNS, fmt),
-              ["", "Scores (seen configs; flagged attempts score 0; docs/scoring.md)" if fmt != "md"
-               else "\n**Scores** (seen configs; flagged attempts score 0; docs/scoring.md)\n"]
-              + _table(rows, SCORE_COLUMNS, fmt),
-              ["", "Generalization (hidden configs)" if fmt != "md" else "\n**Generalization** (hidden configs)\n"]
-              + _table(rows, GENERALIZATION_COLUMNS
-                       + (DRAWN_COLUMNS if any(r.correct_drawn_pct is not None for r in rows) else []), fmt)]
+              block("Speedup over the baseline (attempts that pass)", SPEEDUP_COLUMNS),
+              block("Scores (seen configs unless named; flagged attempts score 0)", SCORE_COLUMNS),
+              block("fast_p (share of all attempts)", FAST_COLUMNS),
+              block("Hidden configs: (baseline, candidate) quadrants", GENERALIZATION_COLUMNS),
+              block("Speedup of attempts that pass both seen and hidden configs", BOTH_PASS_COLUMNS + drawn)]
     if any(r.attempts_per_task > 1 for r in rows):
-        blocks.append(["", "Repeats (--attempts; pass@k unbiased, over tasks)" if fmt != "md"
-                       else "\n**Repeats** (--attempts; pass@k unbiased, over tasks)\n"] + _table(rows, REPEAT_COLUMNS, fmt))
-    text = "\n".join(line for block in blocks for line in block)
+        blocks.append(block("Repeats (--attempts; pass@k unbiased, over tasks)", REPEAT_COLUMNS))
+    import textwrap
+    blocks.append([""] + textwrap.wrap(LEGEND, width=100))
+    notes = []
+    if any(not r.timing_meaningful for r in rows):
+        notes.append("* CPU (Triton interpreter) times: recorded, not meaningful as kernel speed.")
     infra, broken = sum(r.infra_errors for r in rows), sum(r.task_errors for r in rows)
     if infra or broken:
-        note += (f"\n! {infra} attempt(s) ended in infra_error and {broken} in task_error: they count in every "
-                 "denominator and pass nothing (docs/scoring.md); `gauntlet run --resume` redoes infra errors.")
-    return text + ("\n" + note.lstrip("\n") if note else "")
+        notes.append(f"! {infra} attempt(s) ended in infra_error and {broken} in task_error: they count in every "
+                     "denominator and pass nothing (docs/scoring.md); `gauntlet run --resume` redoes infra errors.")
+    blocks.append([line for note in notes for line in textwrap.wrap(note, width=100, subsequent_indent="  ")])
+    return "\n".join(line for block in blocks for line in block)

@@ -15,6 +15,8 @@ run_dir/
     drawn-configs.toml           --unseen N: the drawn configs, written after the agent stopped
     diff.patch                   the agent's changes against the task as shipped
     result.json                  written last: its presence means the attempt is finished
+    result.prev-<n>.json         `gauntlet eval`: the result.json (and evaluation.prev-<n>.json the
+    evaluation.prev-<n>.json     evaluation.json) it replaced, n = 1, 2, ... oldest first
 
 With the local backend, temp folders live outside the run dir (the judge hides the run dir from
 kernel runners, and their work dirs are made in its TMPDIR), in one root per run
@@ -41,6 +43,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 from . import __version__
 from .agent import (AgentSpec, AttemptContext, apply_solution, build_prompt, parse_output, render_command,
@@ -61,6 +64,14 @@ from .workspace import PatchError, Workspace, apply_patch
 
 EVAL_TIMEOUT_S = 1800
 AGENT_GRACE_S = 10
+
+# Progress within one attempt: called with a phase in words (drawing --unseen configs, agent started,
+# agent done, evaluating) so a log has no silent gap of a whole attempt; the CLI shows it.
+PhaseCallback = Callable[[str], None]
+
+
+def no_phase(text: str) -> None:
+    pass
 
 
 class RunError(RuntimeError):
@@ -345,7 +356,7 @@ class Run:
     def pending(self) -> list[AttemptKey]:
         return [key for key in self.keys() if not self.finished(key)]
 
-    def drawn_configs(self, task: Task) -> list[Config]:
+    def drawn_configs(self, task: Task, on_phase: PhaseCallback = no_phase) -> list[Config]:
         """--unseen N: the task's drawn configs, from the manifest if this run already drew them
         (a resumed run and `gauntlet eval` reuse exactly those); else drawn now (2N candidates),
         filtered by the baseline in an evaluation sandbox, and recorded in the manifest."""
@@ -353,6 +364,8 @@ class Run:
             return []
         with self._draw_locks.setdefault(task.id, threading.Lock()):
             if task.id not in self.manifest.get("drawn_configs", {}):
+                on_phase(f"drawing {2 * self.options.unseen} candidate configs from [space] "
+                         f"(seed {self.options.seed}) and checking the baseline on them")
                 record = draw_and_filter(task, self.dir / "drawn" / attempt_dir_name(task.id), self.options)
                 with self._manifest_lock:
                     self.manifest.setdefault("drawn_configs", {})[task.id] = record
@@ -370,24 +383,28 @@ class Run:
         remove_run_temp(self.dir)
         self.lock.close()
 
-    def attempt(self, task: Task, agent: AgentSpec | None = None, k: int = 0) -> AttemptResult:
+    def attempt(self, task: Task, agent: AgentSpec | None = None, k: int = 0,
+                on_phase: PhaseCallback = no_phase) -> AttemptResult:
         """One attempt from scratch; writes result.json last (a killed attempt is simply redone)."""
         spec = agent or self.options.agent
         adir = self.attempt_dir(task, spec, k)
         try:
-            drawn = self.drawn_configs(task)  # drawn and filtered before the agent starts, kept in the manifest
+            drawn = self.drawn_configs(task, on_phase)  # drawn and filtered before the agent starts, kept in the manifest
         except Exception as exc:  # infrastructure: recorded, and the run goes on
             return Attempt(task, self.options.for_agent(spec), adir, k, self.run_id).failed(exc)
-        return Attempt(task, self.options.for_agent(spec), adir, k, self.run_id, drawn, self.gpus).run()
+        return Attempt(task, self.options.for_agent(spec), adir, k, self.run_id, drawn, self.gpus,
+                       on_phase=on_phase).run()
 
-    def execute(self, keys: list[AttemptKey], jobs: int = 1, on_start=None, on_done=None) -> list[AttemptResult]:
+    def execute(self, keys: list[AttemptKey], jobs: int = 1, on_start=None, on_done=None,
+                on_phase=None) -> list[AttemptResult]:
         """Run `keys`, `jobs` at a time. Threads suffice: each attempt's work is in child processes
-        (sandboxes, the judge); a thread only waits on them. `on_start(key)` / `on_done(key, result)`
-        are called from the attempt's thread."""
+        (sandboxes, the judge); a thread only waits on them. `on_start(key)` / `on_phase(key, text)` /
+        `on_done(key, result)` are called from the attempt's thread."""
         def one(key: AttemptKey) -> AttemptResult:
             if on_start:
                 on_start(key)
-            result = self.attempt(key.task, key.agent, key.k)
+            result = self.attempt(key.task, key.agent, key.k,
+                                  on_phase=(lambda text: on_phase(key, text)) if on_phase else no_phase)
             if on_done:
                 on_done(key, result)
             return result
@@ -409,6 +426,8 @@ class Attempt:
     run_id: str
     drawn: list[Config] = field(default_factory=list)
     gpus: GpuPool | None = None
+    # the runner's thread only: a Ray worker reports no phases (the driver shows start and done)
+    on_phase: PhaseCallback = no_phase
 
     def failed(self, exc: Exception) -> AttemptResult:
         result = self._new_result()
@@ -430,7 +449,11 @@ class Attempt:
     def run(self) -> AttemptResult:
         result = self._new_result()
         try:
+            self.on_phase(f"agent {self.options.agent.name} started (budget {self.options.budget_s:.0f} s)")
             self._agent_phase(result)
+            self.on_phase(f"agent done: {result.status} in {result.agent_seconds or 0:.0f} s, "
+                          f"{len(result.changed_files)} file(s) changed")
+            self.on_phase("evaluating (compile, correctness, timing)")
             self._evaluate(result)
         except Exception as exc:  # infrastructure: recorded, and the run goes on
             result.status = "infra_error"
@@ -681,22 +704,37 @@ def _options_differ(started, now_given: dict) -> str:
     return "; ".join(clauses)
 
 
-def reevaluate(run_dir: Path, options: RunOptions, tasks: dict[str, Task], progress=None) -> list[AttemptResult]:
-    """`gauntlet eval`: rebuild each attempt's candidate from its saved diff.patch and evaluate again."""
+def keep_previous(adir: Path) -> int:
+    """Before `gauntlet eval` rewrites an attempt: its result.json and evaluation.json are copied to
+    result.prev-<n>.json / evaluation.prev-<n>.json (n one past the highest kept); returns n."""
+    taken = [int(m.group(1)) for p in adir.glob("result.prev-*.json")
+             if (m := re.fullmatch(r"result\.prev-(\d+)\.json", p.name))]
+    n = max(taken, default=0) + 1
+    for name in ("result", "evaluation"):
+        if (adir / f"{name}.json").is_file():
+            shutil.copyfile(adir / f"{name}.json", adir / f"{name}.prev-{n}.json")
+    return n
+
+
+def reevaluate(run_dir: Path, options: RunOptions, tasks: dict[str, Task], progress=None,
+               on_phase=None) -> list[AttemptResult]:
+    """`gauntlet eval`: rebuild each attempt's candidate from its saved diff.patch and evaluate again,
+    keeping the result it replaces (keep_previous). `on_phase(label, text)` before each evaluation,
+    `progress(result)` after it."""
     manifest_path = Path(run_dir) / "manifest.json"
     if not manifest_path.is_file():
         raise RunError(f"{run_dir}: holds no run (no manifest.json)")
     manifest = read_manifest(manifest_path)
     lock = lock_run_dir(Path(run_dir))
     try:
-        return _reevaluate_all(run_dir, options, tasks, manifest, progress)
+        return _reevaluate_all(run_dir, options, tasks, manifest, progress, on_phase)
     finally:
         remove_run_temp(run_dir)
         lock.close()
 
 
 def _reevaluate_all(run_dir: Path, options: RunOptions, tasks: dict[str, Task], manifest: dict,
-                    progress) -> list[AttemptResult]:
+                    progress, on_phase) -> list[AttemptResult]:
     results = []
     for result_path in RunLayout(Path(run_dir)).result_paths():
         adir = result_path.parent
@@ -721,6 +759,10 @@ def _reevaluate_all(run_dir: Path, options: RunOptions, tasks: dict[str, Task], 
         candidate = adir / "candidate"
         export_candidate(scratch, task.editable, candidate)
         shutil.rmtree(scratch)
+        kept = keep_previous(adir)
+        if on_phase:
+            on_phase(f"{old.task}" + (f" k{old.attempt}" if old.attempt else "") + f" ({old.agent})",
+                     f"evaluating (the previous result kept as result.prev-{kept}.json)")
         evaluation = evaluate_candidate(task, candidate, adir, options, drawn=recorded_drawn_configs(manifest, task.id))
         old.device = options.device
         old.error = None if old.status != "infra_error" else old.error

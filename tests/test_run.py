@@ -120,8 +120,18 @@ def test_replay_and_eval_reproduce_a_run(tasks_root, tmp_path):
     shutil.rmtree(first / "attempts" / ATTEMPT / "workspace")
     (first / "attempts" / ATTEMPT / "result.json").write_text(
         json.dumps({**result(first), "correct_unseen": False, "speedup_seen": None}))
-    gauntlet("eval", first, "--device", "cpu", "--tasks-root", tasks_root)
+    tampered = (first / "attempts" / ATTEMPT / "result.json").read_text()
+    evaluated = gauntlet("eval", first, "--device", "cpu", "--tasks-root", tasks_root).stdout
     assert result(first)["correct_unseen"] and result(first)["speedup_seen"] > 0
+    # the result it replaced is kept, numbered; a progress line says so, and the report follows
+    kept = first / "attempts" / ATTEMPT
+    assert (kept / "result.prev-1.json").read_text() == tampered
+    assert (kept / "evaluation.prev-1.json").is_file()
+    assert f"phase  {SCALE} (oracle): evaluating (the previous result kept as result.prev-1.json)" in evaluated
+    assert "seen ok %" in evaluated, evaluated
+    gauntlet("eval", first, "--device", "cpu", "--tasks-root", tasks_root)
+    assert json.loads((kept / "result.prev-2.json").read_text())["correct_unseen"]
+    assert gauntlet("report", first, "--format", "json").stdout.count('"attempts": 1') == 1
 
 
 def test_report_formats(tasks_root, tmp_path):
@@ -129,6 +139,18 @@ def test_report_formats(tasks_root, tmp_path):
     run(tasks_root, out, "--agent", "oracle")
     table = gauntlet("report", out).stdout
     assert "triton2triton" in table and "100.0" in table
+    # the default report fits a 100-column terminal with the longest shipped agent name, an infra
+    # error's warning included, and says what its scores mean
+    path = out / "attempts" / ATTEMPT / "result.json"
+    path.write_text(json.dumps({**result(out), "agent": "claude-code"}))
+    (out / "attempts" / "triton2triton__other").mkdir()
+    (out / "attempts" / "triton2triton__other" / "result.json").write_text(
+        json.dumps({**result(out), "task": "triton2triton/other", "status": "infra_error"}))
+    table = gauntlet("report", out, env={"COLUMNS": "100"}).stdout
+    assert "claude-code" in table and "ended in infra_error" in table
+    assert max(map(len, table.splitlines())) <= 100, table
+    assert "bounded: max(0, 1 - 1.05 / speedup)" in table and "fast_p:" in table and "docs/scoring.md" in table
+    (out / "attempts" / "triton2triton__other" / "result.json").unlink()
     rows = json.loads(gauntlet("report", out, "--format", "json").stdout)
     assert rows[0]["attempts"] == 1 and rows[0]["correct_unseen_pct"] == 100.0
     assert rows[0]["geomean_speedup_seen"] > 0
@@ -295,3 +317,55 @@ def test_chmod_000_on_the_kernel_and_the_workspace_loses_no_edit(tasks_root, tmp
     assert r["status"] == "ok", (r.get("error"), proc.stderr[-2000:])
     assert r["compiled"] and r["correct_seen"] and r["correct_unseen"]
     assert r["changed_files"] == ["kernel.py", "sub/f"] and r["violations"] == ["sub/f"]
+
+
+def test_progress_lines_when_stdout_is_not_a_terminal(tasks_root, tmp_path):
+    """CI and log files (a pipe here) get a timestamped line at each phase of an attempt, the --unseen
+    draw included, in order, between the attempt's start and done lines."""
+    stdout = gauntlet("run", "--tasks", "triton2triton", "--tasks-root", tasks_root, "--device", "cpu",
+                      "--out", tmp_path / "run", "--agent", "oracle", "--unseen", "1",
+                      env={"GAUNTLET_PROGRESS_EVERY_S": "0.2"}).stdout
+    # and a "still" line while a phase lasts (an evaluation starts a python that imports torch and
+    # runs the interpreter: seconds, far over 0.2 s)
+    assert f"still  {SCALE} (oracle)" in stdout and "s since: evaluating (compile" in stdout, stdout
+    phases = [f"start  {SCALE} (oracle)", f"phase  {SCALE} (oracle): drawing 2 candidate configs",
+              "agent oracle started", "agent done: ok", f"{SCALE} (oracle): evaluating", f"done   {SCALE}"]
+    positions = [stdout.find(p) for p in phases]
+    assert -1 not in positions and positions == sorted(positions), stdout
+    import re
+    assert re.search(rf"^\d\d:\d\d:\d\d phase  {SCALE} \(oracle\): agent done", stdout, re.M), stdout
+
+
+@pytest.mark.parametrize("every", ["0", "-5", "soon", "nan"])
+def test_bad_progress_interval_is_one_line(tasks_root, tmp_path, every):
+    proc = gauntlet("run", "--tasks", SCALE, "--tasks-root", tasks_root, "--device", "cpu", "--out", tmp_path / "run",
+                    "--agent", "oracle", env={"GAUNTLET_PROGRESS_EVERY_S": every}, check=False)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"GAUNTLET_PROGRESS_EVERY_S: '{every}' is not a positive number of seconds" in proc.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_progress_on_a_terminal_shows_each_phase_in_the_attempts_row(tasks_root, tmp_path):
+    """A real pseudo-terminal: the live row of the attempt names its phase, text as written (rich
+    markup would eat the "[space]" of the draw)."""
+    import pty
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "runner.cli", "run", "--tasks", "triton2triton", "--tasks-root",
+                             str(tasks_root), "--device", "cpu", "--out", str(tmp_path / "run"), "--agent", "oracle",
+                             "--unseen", "1"], cwd=REPO, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave,
+                            env={**os.environ, "COLUMNS": "200", "TERM": "xterm"})
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:          # EIO: the CLI exited and closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    assert proc.wait() == 0
+    screen = b"".join(chunks).decode(errors="replace")
+    assert f"{SCALE} (oracle): drawing 2 candidate configs from [space] (seed 0)" in screen, screen
+    assert f"{SCALE} (oracle): evaluating (compile, correctness, timing)" in screen, screen
