@@ -222,19 +222,19 @@ def parse_problem(path: Path, level: int) -> Problem | Skip:
     derived: dict[str, str] = {}
     prelude: list[str] = []
     for node in tree.body:
-        target = None
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            target, value = node.targets[0].id, node.value
+        targets: list[str] = []
+        if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
+            targets, value = [t.id for t in node.targets], node.value      # `height = width = 128` too
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-            target, value = node.target.id, node.value
-        if target is not None:
-            size = _as_size(target, _literal(value))
-            if size is not None:
-                sizes[target] = size
+            targets, value = [node.target.id], node.value
+        if targets:
+            literal = _literal(value)
+            if all(_as_size(t, literal) for t in targets):
+                sizes.update({t: _as_size(t, literal) for t in targets})   # each its own config key
                 continue
             names = _loaded_names(value)
             if names and names <= set(sizes) | set(derived):
-                derived[target] = ast.get_source_segment(source, value)
+                derived.update({t: ast.get_source_segment(source, value) for t in targets})
                 continue
         if isinstance(node, ast.FunctionDef) and node.name in ("get_inputs", "get_init_inputs"):
             continue
