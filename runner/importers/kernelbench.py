@@ -771,9 +771,29 @@ def problem_files(checkout: Path, levels: list[int]) -> list[tuple[int, Path]]:
     return files
 
 
+def _import_one(level: int, path: Path, tmp: Path, out: Path, categories: list[str], commit: str,
+                limits: Limits) -> dict:
+    parsed = parse_problem(path, level)
+    if isinstance(parsed, Skip):
+        return {"level": level, "file": parsed.file, "status": "skipped", "reason": parsed.reason,
+                "detail": parsed.detail}
+    text = render_reference(parsed, commit)
+    ref = tmp / f"{parsed.task_name}.py"
+    ref.write_text(text)
+    result = probe(ref, parsed, limits)
+    if not result.get("ok"):
+        return {"level": level, "file": parsed.file, "status": "skipped", "reason": result["reason"],
+                "detail": result.get("detail", "")}
+    ids = write_tasks(out, parsed, text, result, categories, commit)
+    return {"level": level, "file": parsed.file, "status": "imported", "tasks": ids, "seen": result["seen"],
+            "hidden": len(result["hidden"]), "scaled": result["scaled"], "cpu_s": result["cpu_s"]}
+
+
 def import_kernelbench(checkout: Path, levels: list[int], categories: list[str], out: Path,
-                       limits: Limits = Limits(), echo=print) -> dict:
-    """Import every problem of the levels into `out`; returns (and writes) the report."""
+                       limits: Limits = Limits(), echo=print, jobs: int = 1) -> dict:
+    """Import every problem of the levels into `out`; returns (and writes) the report. `jobs` problems
+    are checked at once (each in its own child process)."""
+    from concurrent.futures import ThreadPoolExecutor
     if "torch2hip" in categories and "torch2cuda" not in categories:
         raise KernelBenchImportError("--category: torch2hip extends the torch2cuda task; add --category torch2cuda")
     if not checkout.is_dir():
@@ -782,27 +802,13 @@ def import_kernelbench(checkout: Path, levels: list[int], categories: list[str],
     ordered = [c for c in ("torch2cuda", "torch2triton", "torch2hip") if c in categories]
     commit = _commit(checkout)
     out.mkdir(parents=True, exist_ok=True)
-    rows: list[dict] = []
-    with tempfile.TemporaryDirectory(prefix="kb-import-") as tmp:
-        for level, path in files:
-            parsed = parse_problem(path, level)
-            if isinstance(parsed, Skip):
-                rows.append({"level": level, "file": parsed.file, "status": "skipped", "reason": parsed.reason,
-                             "detail": parsed.detail})
-            else:
-                text = render_reference(parsed, commit)
-                ref = Path(tmp) / f"{parsed.task_name}.py"
-                ref.write_text(text)
-                result = probe(ref, parsed, limits)
-                if result.get("ok"):
-                    ids = write_tasks(out, parsed, text, result, ordered, commit)
-                    rows.append({"level": level, "file": parsed.file, "status": "imported", "tasks": ids,
-                                 "seen": result["seen"], "hidden": len(result["hidden"]),
-                                 "scaled": result["scaled"], "cpu_s": result["cpu_s"]})
-                else:
-                    rows.append({"level": level, "file": parsed.file, "status": "skipped",
-                                 "reason": result["reason"], "detail": result.get("detail", "")})
-            row = rows[-1]
+    with tempfile.TemporaryDirectory(prefix="kb-import-") as tmp, ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(_import_one, level, path, Path(tmp), out, ordered, commit, limits)
+                   for level, path in files]
+        rows = []
+        for future in futures:                          # in problem order, as each finishes
+            row = future.result()
+            rows.append(row)
             echo(f"{row['file']:72s} " + ("imported" if row["status"] == "imported"
                                           else f"skipped: {row['reason']} ({row['detail']})"[:120]))
     report = summarize(rows, commit, checkout, categories, limits)
