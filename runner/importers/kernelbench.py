@@ -49,7 +49,7 @@ REASONS = {
 DEFAULT_MAX_MIB = 256          # inputs + weights + outputs of one seen or hidden config
 DEFAULT_MAX_GFLOP = 4.0        # counted on the meta device (matmul, conv, ...): keeps the CPU check fast
 DEFAULT_MAX_CPU_S = 1.0        # one reference call on the CPU
-PROBE_TIMEOUT_S = 600
+PROBE_TIMEOUT_S = 180          # one problem in the checking child
 
 # Module-level ints that are hyper-parameters, not extents: never scaled or varied.
 _FIXED_NAME = re.compile(r"kernel|stride|pad|dilation|group|axis|dim$|^dim_?\d|heads|pool|factor|scale", re.I)
@@ -344,25 +344,40 @@ class Limits:
     max_cpu_s: float = DEFAULT_MAX_CPU_S
 
 
-def probe(reference_py: Path, problem: Problem, limits: Limits) -> dict:
-    """Run the child on one generated reference.py; its JSON answer, or a probe-failed skip."""
-    spec = {"reference": str(reference_py), "config": problem.config_items(), "scalable": problem.scalable(),
+def _spec(reference_py: Path, problem: Problem, limits: Limits) -> dict:
+    return {"reference": str(reference_py), "config": problem.config_items(), "scalable": problem.scalable(),
             "input_names": problem.input_names, "max_bytes": limits.max_bytes, "max_flops": limits.max_flops,
             "max_cpu_s": limits.max_cpu_s}
-    with tempfile.TemporaryDirectory(prefix="kb-probe-") as tmp:
-        spec_file = Path(tmp) / "spec.json"
-        spec_file.write_text(json.dumps(spec))
-        try:
-            proc = subprocess.run([sys.executable, "-m", "runner.importers.kernelbench", str(spec_file)],
-                                  capture_output=True, text=True, timeout=PROBE_TIMEOUT_S,
-                                  cwd=Path(__file__).resolve().parents[2])
-        except subprocess.TimeoutExpired:
-            return {"ok": False, "reason": "probe-failed", "detail": f"no answer in {PROBE_TIMEOUT_S} s"}
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-    if proc.returncode != 0 or not lines:
-        tail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1][:200]
-        return {"ok": False, "reason": "probe-failed", "detail": tail}
-    return json.loads(lines[-1])
+
+
+def probe_batch(specs: list[dict]) -> list[dict]:
+    """Check generated references in one child process (torch is imported once per batch, not per
+    problem): one JSON answer per spec, in order. A problem that takes the child down or past
+    PROBE_TIMEOUT_S is a probe-failed skip; the child is restarted for the rest."""
+    answers: list[dict] = []
+    while len(answers) < len(specs):
+        pending = specs[len(answers):]
+        with tempfile.TemporaryDirectory(prefix="kb-probe-") as tmp:
+            spec_file, report = Path(tmp) / "specs.json", Path(tmp) / "answers.jsonl"
+            spec_file.write_text(json.dumps(pending))
+            report.touch()
+            try:
+                proc = subprocess.run([sys.executable, "-m", "runner.importers.kernelbench", str(spec_file),
+                                       str(report)], capture_output=True, text=True,
+                                      timeout=PROBE_TIMEOUT_S * len(pending) + 60,
+                                      cwd=Path(__file__).resolve().parents[2])
+                tail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1][:200]
+            except subprocess.TimeoutExpired:
+                tail = "no answer in time"
+            done = [json.loads(ln) for ln in report.read_text().splitlines() if ln.strip()]
+        answers += done
+        if len(answers) < len(specs):        # the child died on the next one: blame it, go on
+            answers.append({"ok": False, "reason": "probe-failed", "detail": tail})
+    return answers
+
+
+class _TooLong(BaseException):
+    """The per-problem alarm: a BaseException, so the probe's own `except Exception` cannot swallow it."""
 
 
 class _ProbeSkip(Exception):
@@ -776,28 +791,10 @@ def problem_files(checkout: Path, levels: list[int]) -> list[tuple[int, Path]]:
     return files
 
 
-def _import_one(level: int, path: Path, tmp: Path, out: Path, categories: list[str], commit: str,
-                limits: Limits) -> dict:
-    parsed = parse_problem(path, level)
-    if isinstance(parsed, Skip):
-        return {"level": level, "file": parsed.file, "status": "skipped", "reason": parsed.reason,
-                "detail": parsed.detail}
-    text = render_reference(parsed, commit)
-    ref = tmp / f"{parsed.task_name}.py"
-    ref.write_text(text)
-    result = probe(ref, parsed, limits)
-    if not result.get("ok"):
-        return {"level": level, "file": parsed.file, "status": "skipped", "reason": result["reason"],
-                "detail": result.get("detail", "")}
-    ids = write_tasks(out, parsed, text, result, categories, commit)
-    return {"level": level, "file": parsed.file, "status": "imported", "tasks": ids, "seen": result["seen"],
-            "hidden": len(result["hidden"]), "scaled": result["scaled"], "cpu_s": result["cpu_s"]}
-
-
 def import_kernelbench(checkout: Path, levels: list[int], categories: list[str], out: Path,
                        limits: Limits = Limits(), echo=print, jobs: int = 1) -> dict:
-    """Import every problem of the levels into `out`; returns (and writes) the report. `jobs` problems
-    are checked at once (each in its own child process)."""
+    """Import every problem of the levels into `out`; returns (and writes) the report. The problems are
+    checked by `jobs` child processes at once."""
     from concurrent.futures import ThreadPoolExecutor
     if "torch2hip" in categories and "torch2cuda" not in categories:
         raise KernelBenchImportError("--category: torch2hip extends the torch2cuda task; add --category torch2cuda")
@@ -807,15 +804,38 @@ def import_kernelbench(checkout: Path, levels: list[int], categories: list[str],
     ordered = [c for c in ("torch2cuda", "torch2triton", "torch2hip") if c in categories]
     commit = _commit(checkout)
     out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="kb-import-") as tmp, ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(_import_one, level, path, Path(tmp), out, ordered, commit, limits)
-                   for level, path in files]
-        rows = []
-        for future in futures:                          # in problem order, as each finishes
-            row = future.result()
-            rows.append(row)
-            echo(f"{row['file']:72s} " + ("imported" if row["status"] == "imported"
-                                          else f"skipped: {row['reason']} ({row['detail']})"[:120]))
+    parsed = [parse_problem(path, level) for level, path in files]
+    echo(f"{len(parsed)} problems; checking {sum(isinstance(p, Problem) for p in parsed)} on the CPU "
+         f"in {jobs} process(es)")
+    with tempfile.TemporaryDirectory(prefix="kb-import-") as tmp:
+        texts, specs = {}, {}
+        for p in parsed:
+            if isinstance(p, Problem):
+                texts[p.file] = render_reference(p, commit)
+                ref = Path(tmp) / f"{p.task_name}.py"
+                ref.write_text(texts[p.file])
+                specs[p.file] = _spec(ref, p, limits)
+        names = list(specs)
+        chunks = [names[i::jobs] for i in range(jobs)]
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            answered = pool.map(lambda chunk: dict(zip(chunk, probe_batch([specs[n] for n in chunk]))), chunks)
+            results = {k: v for part in answered for k, v in part.items()}
+    rows = []
+    for p in parsed:
+        if isinstance(p, Skip):
+            row = {"level": p.level, "file": p.file, "status": "skipped", "reason": p.reason, "detail": p.detail}
+        elif not results[p.file].get("ok"):
+            r = results[p.file]
+            row = {"level": p.level, "file": p.file, "status": "skipped", "reason": r["reason"],
+                   "detail": r.get("detail", "")}
+        else:
+            r = results[p.file]
+            ids = write_tasks(out, p, texts[p.file], r, ordered, commit)
+            row = {"level": p.level, "file": p.file, "status": "imported", "tasks": ids, "seen": r["seen"],
+                   "hidden": len(r["hidden"]), "scaled": r["scaled"], "cpu_s": r["cpu_s"]}
+        rows.append(row)
+        echo(f"{row['file']:72s} " + ("imported" if row["status"] == "imported"
+                                      else f"skipped: {row['reason']} ({row['detail']})"[:120]))
     report = summarize(rows, commit, checkout, categories, limits)
     (out / REPORT_NAME).write_text(json.dumps(report, indent=2) + "\n")
     return report
@@ -844,15 +864,31 @@ def summary_table(report: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str]) -> int:
-    spec = json.loads(Path(argv[0]).read_text())
+def _answer(spec: dict) -> dict:
+    import signal
+
+    def too_long(*_):
+        raise _TooLong()
+    signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(PROBE_TIMEOUT_S)
     try:
-        answer = _probe_main(spec)
+        return _probe_main(spec)
     except _ProbeSkip as skip:
-        answer = {"ok": False, "reason": skip.reason, "detail": skip.detail}
+        return {"ok": False, "reason": skip.reason, "detail": skip.detail}
+    except _TooLong:
+        return {"ok": False, "reason": "probe-failed", "detail": f"no answer in {PROBE_TIMEOUT_S} s"}
     except Exception as exc:  # noqa: BLE001 -- the problem's own code may raise anything
-        answer = {"ok": False, "reason": "reference-fails", "detail": f"{type(exc).__name__}: {str(exc)[:160]}"}
-    print(json.dumps(answer, default=str))
+        return {"ok": False, "reason": "reference-fails", "detail": f"{type(exc).__name__}: {str(exc)[:160]}"}
+    finally:
+        signal.alarm(0)
+
+
+def main(argv: list[str]) -> int:
+    specs_file, report = argv
+    with open(report, "a") as out:
+        for spec in json.loads(Path(specs_file).read_text()):
+            out.write(json.dumps(_answer(spec), default=str) + "\n")
+            out.flush()
     return 0
 
 
