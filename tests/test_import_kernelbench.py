@@ -54,6 +54,11 @@ def test_sizes_become_configs_scaled_to_the_bound_and_hidden_ones_differ(importe
     [seen] = tomllib.loads((relu / "configs.toml").read_text())["config"]
     assert seen["name"] == "kernelbench-scaled" and set(seen) == {"name", "batch_size", "dim"}
     assert seen["batch_size"] * seen["dim"] * 4 * 2 <= MAX_MIB * 2**20 < 64 * 65536 * 2 * 4 * 2
+    relu_hidden = tomllib.loads((relu / "hidden" / "configs.toml").read_text())["config"]
+    assert any(h["dim"] % 2 for h in relu_hidden)       # `dim` here is an extent (KernelBench uses it both ways)
+    reduce_hidden = tomllib.loads((out / "torch2cuda" / "kb1_002_sum_over_a_dimension" / "hidden" /
+                                   "configs.toml").read_text())["config"]
+    assert {h["reduce_dim"] for h in reduce_hidden} == {1}                  # ... and `reduce_dim = 1` an axis
     conv = out / "torch2cuda" / "kb1_003_conv2d_asymmetric_kernel"
     [conv_seen] = tomllib.loads((conv / "configs.toml").read_text())["config"]
     # the problem's own sizes (they fit): a tuple is one key per item, `height = width = 64` two keys

@@ -51,8 +51,9 @@ DEFAULT_MAX_GFLOP = 4.0        # counted on the meta device (matmul, conv, ...):
 DEFAULT_MAX_CPU_S = 1.0        # one reference call on the CPU
 PROBE_TIMEOUT_S = 180          # one problem in the checking child
 
-# Module-level ints that are hyper-parameters, not extents: never scaled or varied.
-_FIXED_NAME = re.compile(r"kernel|stride|pad|dilation|group|axis|dim$|^dim_?\d|heads|pool|factor|scale", re.I)
+# Module-level ints that are hyper-parameters, not extents: never scaled or varied. (`dim` is both in
+# KernelBench: `dim = 393216` an extent, `dim = 1` an axis; the axis is caught by _MIN_SCALABLE.)
+_FIXED_NAME = re.compile(r"kernel|stride|pad|dilation|group|axis|heads|pool|factor|scale", re.I)
 _MIN_SCALABLE = 8              # a smaller int (a reduction axis, a kernel size) stays as written
 
 _DROPOUT = re.compile(r"^(Dropout\w*|AlphaDropout|FeatureAlphaDropout|dropout\w*|alpha_dropout|"
