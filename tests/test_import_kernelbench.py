@@ -59,6 +59,7 @@ def test_sizes_become_configs_scaled_to_the_bound_and_hidden_ones_differ(importe
     reduce_hidden = tomllib.loads((out / "torch2cuda" / "kb1_002_sum_over_a_dimension" / "hidden" /
                                    "configs.toml").read_text())["config"]
     assert {h["reduce_dim"] for h in reduce_hidden} == {1}                  # ... and `reduce_dim = 1` an axis
+    assert any((h["dim1"], h["dim2"]) != (256, 300) for h in reduce_hidden)  # `dim1, dim2 = 256, 300`: sizes
     conv = out / "torch2cuda" / "kb1_003_conv2d_asymmetric_kernel"
     [conv_seen] = tomllib.loads((conv / "configs.toml").read_text())["config"]
     # the problem's own sizes (they fit): a tuple is one key per item, `height = width = 64` two keys

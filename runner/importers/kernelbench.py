@@ -49,6 +49,7 @@ REASONS = {
 DEFAULT_MAX_MIB = 256          # inputs + weights + outputs of one seen or hidden config
 DEFAULT_MAX_GFLOP = 4.0        # counted on the meta device (matmul, conv, ...): keeps the CPU check fast
 DEFAULT_MAX_CPU_S = 1.0        # one reference call on the CPU
+MAX_HIDDEN = 5
 PROBE_TIMEOUT_S = 180          # one problem in the checking child
 
 # Module-level ints that are hyper-parameters, not extents: never scaled or varied. (`dim` is both in
@@ -228,6 +229,13 @@ def parse_problem(path: Path, level: int) -> Problem | Skip:
             targets, value = [t.id for t in node.targets], node.value      # `height = width = 128` too
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
             targets, value = [node.target.id], node.value
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple)
+                and isinstance(node.value, ast.Tuple) and len(node.targets[0].elts) == len(node.value.elts)
+                and all(isinstance(t, ast.Name) for t in node.targets[0].elts)):
+            unpacked = {t.id: _as_size(t.id, _literal(v)) for t, v in zip(node.targets[0].elts, node.value.elts)}
+            if all(unpacked.values()):              # `D, H, W = 16, 32, 32`: three sizes
+                sizes.update(unpacked)
+                continue
         if targets:
             literal = _literal(value)
             if all(_as_size(t, literal) for t in targets):
@@ -413,6 +421,9 @@ def hidden_candidates(seen: dict, scalable: list[str]) -> list[tuple[str, dict]]
         out.append(("hidden-aspect", {**seen, big: _odd(seen[big] // 4), small: seen[small] * 4 - 1}))
     else:
         out.append(("hidden-aspect", each(lambda v: _odd(v // 2 + 1))))
+    # where a relation forbids odd sizes everywhere (channels divisible by groups): one extent at a time
+    out.append(("hidden-half", each(lambda v: max(1, v // 2))))
+    out += [(f"hidden-odd-{k}", {**seen, k: _odd(round(seen[k] * 0.75))}) for k in scalable]
     return out
 
 
@@ -538,6 +549,8 @@ def _probe_main(spec: dict) -> dict:
         if seconds <= spec["max_cpu_s"] * 2:
             kept.add(key)
             hidden.append({"name": name, **cfg})
+        if len(hidden) == MAX_HIDDEN:
+            break
     if not hidden:
         raise _ProbeSkip("no-hidden-config", "every odd / smaller / other-aspect size failed or was too big")
     # determinism and value-independent shapes, checked on the smallest config (cheap on the CPU)
