@@ -164,6 +164,41 @@ def tasks_validate(tasks_root, load_only, selectors):
     sys.exit(1 if bad or not dirs else 0)
 
 
+@tasks.group("import")
+def tasks_import():
+    """Turn another benchmark's problems into task folders."""
+
+
+@tasks_import.command("kernelbench")
+@click.argument("checkout", type=click.Path(path_type=Path))
+@click.option("--level", "levels", type=click.IntRange(min=1, max=4), multiple=True, required=True,
+              help="KernelBench level to import (repeatable: --level 1 --level 2).")
+@click.option("--category", "categories", type=click.Choice(["torch2triton", "torch2cuda", "torch2hip"]),
+              multiple=True, required=True, help="Task category to write (repeatable; torch2hip extends torch2cuda).")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), required=True,
+              help="Tasks root to write <category>/<name>/ folders and kernelbench-import.json into.")
+@click.option("--max-mib", type=click.FloatRange(min=1), default=256, show_default=True,
+              help="Bound on inputs + weights + outputs of every config.")
+@click.option("--max-gflop", type=click.FloatRange(min=0.001), default=4.0, show_default=True,
+              help="Bound on the FLOPs counted for one reference call (matmul, conv).")
+@click.option("--max-cpu-s", type=click.FloatRange(min=0.01), default=1.0, show_default=True,
+              help="Bound on one reference call of the seen config on the CPU.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Problems checked at once (one child process each).")
+def tasks_import_kernelbench(checkout, levels, categories, out, max_mib, max_gflop, max_cpu_s, jobs):
+    """Import KernelBench problems (CHECKOUT: a KernelBench clone) as PyTorch->X tasks; problems that
+    cannot map are skipped with a reason. Runs each problem's reference on the CPU (torch needed)."""
+    from .importers.kernelbench import KernelBenchImportError, Limits, import_kernelbench, summary_table
+    limits = Limits(max_bytes=int(max_mib * 2**20), max_flops=max_gflop * 1e9, max_cpu_s=max_cpu_s)
+    try:
+        report = import_kernelbench(checkout, sorted(set(levels)), list(dict.fromkeys(categories)), out,
+                                    limits, echo=click.echo, jobs=jobs)
+    except KernelBenchImportError as exc:
+        _fail(str(exc))
+    click.echo(summary_table(report))
+    click.echo(f"report: {out / 'kernelbench-import.json'}")
+
+
 # -- agents ------------------------------------------------------------------------------------
 @main.group()
 def agents():
