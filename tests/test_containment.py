@@ -92,8 +92,11 @@ def _argv(tasks_root, out, command, budget="10m") -> list[str]:
 
 
 def _start(argv, env) -> subprocess.Popen:
+    # SIGINT back to its default in the child: a test run started in the background (`cmd &` in a
+    # script, as CI may) inherits SIGINT ignored, and Python then never raises KeyboardInterrupt.
     return subprocess.Popen(argv, cwd=REPO, env={**os.environ, **env}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True, text=True)
+                            stderr=subprocess.PIPE, start_new_session=True, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def test_this_host_contains_by_pid_namespace():

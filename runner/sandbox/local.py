@@ -93,9 +93,18 @@ def _marked_by(key: str, value: str) -> list[psutil.Process]:
         try:
             if proc.pid != os.getpid() and proc.environ().get(key) == value:
                 found.append(proc)
-        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+        except (psutil.Error, OSError):   # gone, a zombie, or not ours to read
             continue
     return found
+
+
+def _alive(proc: psutil.Process) -> bool:
+    """Running and not a zombie. A process that exits while we look is not alive: psutil may then
+    raise NoSuchProcess, or let the OSError of its vanished /proc/<pid>/stat through."""
+    try:
+        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+    except (psutil.Error, OSError):
+        return False
 
 
 def _kill_all(procs: list[psutil.Process], wait: float) -> None:
@@ -130,7 +139,7 @@ def kill_tree(root_pid: int, token: str, grace: float, by_marker: bool = True) -
             root = psutil.Process(root_pid)
             procs[root.pid] = root
             procs.update({c.pid: c for c in root.children(recursive=True)})
-        except psutil.NoSuchProcess:
+        except (psutil.Error, OSError):   # gone while we looked
             pass
         return list(procs.values())
 
@@ -144,12 +153,11 @@ def kill_tree(root_pid: int, token: str, grace: float, by_marker: bool = True) -
         except psutil.Error:
             pass
     deadline = time.monotonic() + grace
-    while time.monotonic() < deadline and any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE
-                                              for p in everyone()):
+    while time.monotonic() < deadline and any(_alive(p) for p in everyone()):
         time.sleep(0.05)
     # Kill until nothing marked is left: a process may fork while we kill.
     for _ in range(50):
-        left = [p for p in everyone() if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+        left = [p for p in everyone() if _alive(p)]
         if not left:
             break
         _kill_all(left, wait=0.2)
