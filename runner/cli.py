@@ -473,7 +473,7 @@ def run(agent_names, selectors, backend, device, budget, out, resume, command, r
         click.echo(f"warning: {path}: unreadable ({why}); the attempt is redone", err=True)
     click.echo(f"run dir: {out}  agent: {', '.join(s.name for s in specs)}  device: {dev}  backend: {backend}  "
                f"attempts: {len(pending)} to do, {total - len(pending)} already finished  jobs: {jobs}"
-               + (f"  gpus: {','.join(pool.names)}" if pool else "") + (f"  executor: ray" if executor == "ray" else "")
+               + (f"  gpus: {','.join(pool.names)}" if pool else "") + ("  executor: ray" if executor == "ray" else "")
                + f"\nper attempt: correct and speedup on seen/hidden{'/drawn' if unseen else ''} configs")
     _terminate_as_exception()
     try:

@@ -33,7 +33,7 @@ import time
 import uuid
 from pathlib import Path, PurePosixPath
 
-from . import ExecResult, Mount, ResourceLimits, SandboxSpec, parse_size
+from . import ExecResult, ResourceLimits, SandboxSpec, parse_size
 
 MARKER = "GAUNTLET_SANDBOX_EXEC"
 AGENT_UID = 1000
