@@ -9,7 +9,8 @@
         in-process harness) and with this one.
     python3 bench/judge_gpu.py redteam --out DIR
         GPU-only cheats through the judge: side streams (getattr, the driver's entry point), a
-        forged event timer, a skipped L2 flush, an empty CUDA graph, work left to a thread.
+        forged event timer, a skipped L2 flush, an empty CUDA graph, work left to a thread, GPU
+        work a process of the candidate's queues against the baseline (baseline_hog).
     python3 bench/judge_gpu.py ncu --out DIR [--tasks T ...]
         Nsight Compute's gpu__time_duration of each single-kernel solution on its largest seen
         config, against the candidate time the judge reported for it.
@@ -59,7 +60,7 @@ def _phases(trace: Path) -> dict | None:
 
 def rows(data: dict) -> list[dict]:
     keep = ("config", "split", "correct", "error", "baseline_ms", "candidate_ms", "speedup", "judge_excess_ms",
-            "judge_overhead_ms", "flags")
+            "baseline_clean_ms", "judge_overhead_ms", "flags")
     return [{k: c.get(k) for k in keep} for c in data.get("configs", [])]
 
 
@@ -186,6 +187,38 @@ def {sym}(*args):
         out.copy_(_honest(*args))
         torch.cuda.synchronize()
     threading.Thread(target=later).start()
+    return out
+''',
+    # A process of its own (its own CUDA context) that queues ~0.3 s of spinning GPU work each time
+    # the candidate's timed batch ends; SIGSTOP halts the process, not the work, which then runs
+    # time-sliced with the baseline's batch. The clean-room baseline (judge.clean_room) must see it.
+    "baseline_hog": '''
+import subprocess, sys
+_HOG = """
+import sys, torch
+torch.zeros(1, device="cuda")
+cycles = 600_000_000          # ~0.3 s at an H100's ~2 GHz
+while sys.stdin.buffer.read(1):
+    torch.cuda._sleep(cycles)
+"""
+_hog = subprocess.Popen([sys.executable, "-c", _HOG], stdin=subprocess.PIPE)
+
+
+def _last_timed_repetition():
+    f = sys._getframe(2)
+    while f is not None:
+        loc = f.f_locals
+        if "seed" in loc and isinstance(loc.get("i"), int) and isinstance(loc.get("n"), int):
+            return loc["i"] == loc["n"] - 1 and loc["n"] > 5
+        f = f.f_back
+    return False
+
+
+def {sym}(*args):
+    out = _honest(*args)
+    if _last_timed_repetition():
+        _hog.stdin.write(b"x")
+        _hog.stdin.flush()
     return out
 ''',
 }

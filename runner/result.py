@@ -40,6 +40,7 @@ class ConfigResult:
     escaped_reps: int | None = None    # repetitions with work outside the current stream (GPU)
     judge_overhead_ms: float | None = None  # the baseline's per-call wall time its samples do not explain
     judge_excess_ms: float | None = None    # the candidate's unexplained per-call time less the baseline's
+    baseline_clean_ms: float | None = None  # the baseline timed again once the candidate's processes were gone
     flags: list[str] = field(default_factory=list)  # per-config anti-reward-hacking findings
 
 

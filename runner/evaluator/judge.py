@@ -59,6 +59,14 @@ ESCAPED_MIN_MS, ESCAPED_REL = 0.02, 0.5                         # gap excess tha
 # kernel on an H100) runs in this many timed configs per evaluation, chosen at random by the judge;
 # the device-sync gap and the time bound still look at every config.
 WATCHED_CONFIGS = 2
+# The clean-room baseline: SIGSTOP halts the candidate's processes while the baseline is timed, but
+# not GPU work they queued before (another CUDA context of theirs keeps running, time-sliced with
+# the baseline's, and makes the baseline look slow). So, once every candidate process is gone, the
+# baseline is timed again on this many timed configs chosen at random; its time beside the candidate
+# may exceed that by at most REL (+ ABS ms) before the evaluation is flagged. On the CPU, where times
+# are not meaningful and a shared machine's load varies, it is a note with a wide margin.
+CLEAN_ROOM_CONFIGS = 2
+CLEAN_ROOM_SLACK = {"gpu": (0.05, 0.002), "cpu": (0.5, 1.0)}     # (REL, ABS ms)
 CHECK_PROBABILITY, CHECKS_PER_CONFIG = 0.5, 4   # timed batches of the candidate checked: this chance at most,
                                                 # about this many per config, and the last always
 KEPT_BYTES = {"gpu": 4 << 30, "cpu": 256 << 20}                 # outputs a runner keeps per batch
@@ -239,6 +247,36 @@ class RunnerClient:
         self.kill()             # the process group, whatever is left of it
         self.sock.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def interference(beside_ms: float, clean_ms: float, kind: str) -> str | None:
+    """The finding when the baseline ran slower beside the candidate than in the clean room by more
+    than CLEAN_ROOM_SLACK: a flag on a GPU, a note on the CPU (times not meaningful there)."""
+    rel, abs_ms = CLEAN_ROOM_SLACK[kind]
+    if not beside_ms > clean_ms * (1 + rel) + abs_ms:
+        return None
+    word = "note: baseline_interference" if kind == "cpu" else "baseline_interference"
+    return (f"{word}: the baseline took {beside_ms:.4g} ms per call beside the candidate and "
+            f"{clean_ms:.4g} ms once the candidate's processes were gone: work the candidate left "
+            "running slowed the baseline")
+
+
+def _wait_gone(pids, timeout_s: float = 10.0) -> None:
+    """Until none of `pids` is alive (a zombie counts as gone: its memory and GPU contexts are)."""
+    deadline = time.monotonic() + timeout_s
+    alive = list(pids)
+    while alive and time.monotonic() < deadline:
+        still = []
+        for pid in alive:
+            try:
+                with open(f"/proc/{pid}/stat") as fh:
+                    if fh.read().rsplit(")", 1)[1].split()[0] != "Z":
+                        still.append(pid)
+            except (OSError, IndexError):
+                pass
+        alive = still
+        if alive:
+            time.sleep(0.02)
 
 
 # -- values -------------------------------------------------------------------------------------------
@@ -438,6 +476,7 @@ class Judge:
         self.watched: set[tuple[str, str]] | None = None    # (split, name) of the watched configs; None: all
         self.launch_covers: set[str] = set()   # how each runner's clock kept launches out of its samples
         self.rng = random.SystemRandom()    # what is checked, and the seeds of timed inputs: nothing a runner can seed
+        self.timing_setup: dict[tuple[str, str], dict] = {}    # per timed config: how the baseline was timed
 
     # -- inputs and the reference ----------------------------------------------------------------
     def inputs(self, config: Config, seed: int, outliers: bool = False) -> list:
@@ -656,6 +695,10 @@ class Judge:
                             self._check_repetition(runner, args, expected, seed, reply["digests"])
                     runner.request({"op": "release"})
         timed = {name: timing.stats(samples[name], 0, gaps[name]) for name in runners}
+        self.timing_setup[(config.split, config.name)] = {
+            "common": {**common, "pad_ms": pad}, "graph": graph, "capacity": capacity,
+            "batches": rounds if cpu else 1,
+            "n": 1 if cpu else timing.reps_per_round(estimate["baseline"])}
         trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: every batch, for the record
         if trace:
             with open(trace, "a") as fh:
@@ -722,6 +765,35 @@ class Judge:
         over_clock = [(wall, total) for wall, _, total in walls["candidate"] if total > wall * 1.001 + 0.01]
         return {"baseline_overhead_ms": base_over, "excess_ms": excess, "limit_ms": limit,
                 "over_clock": len(over_clock)}
+
+    def clean_room(self, baseline: RunnerClient, rows: list, configs: dict) -> None:
+        """Time the baseline again, on a few timed configs chosen now, after every process of the
+        candidate is gone: the baseline's time beside the candidate must not exceed it by more than
+        CLEAN_ROOM_SLACK (what a candidate that leaves work running against the baseline gains)."""
+        timed = [r for r in rows if r.baseline_ms is not None and (r.split, r.config) in self.timing_setup]
+        for row in self.rng.sample(timed, min(CLEAN_ROOM_CONFIGS, len(timed))):
+            config = configs[(row.split, row.config)]
+            setup = self.timing_setup[(row.split, row.config)]
+            args = self.inputs(config, TIMING_SEED)
+            self.load(baseline, args, self.expected(args))
+            common = setup["common"]
+            if setup["graph"]:
+                if not baseline.request({"op": "capture", "regime": self.regime, "graph": True})["ok"]:
+                    continue
+            self._batch(baseline, 1 if self.kind == "cpu" else timing.WARMUP_CALLS, common, keep=False,
+                        evidence=False)
+            samples = []
+            for _ in range(setup["batches"]):
+                left = setup["n"]
+                while left:
+                    n = min(left, setup["capacity"])
+                    left -= n
+                    samples += self._batch(baseline, n, common, keep=False, evidence=False)["samples"]
+                    baseline.request({"op": "release"})
+            row.baseline_clean_ms = statistics.median(samples)
+            finding = interference(row.baseline_ms, row.baseline_clean_ms, self.kind)
+            if finding:
+                self.flags.append(f"{finding} ({row.config})")
 
     # -- one config ------------------------------------------------------------------------------
     def config_result(self, baseline: RunnerClient, candidate: RunnerClient | None, config: Config,
@@ -1015,6 +1087,20 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                         row = ConfigResult(config=config.name, split=split, params=dict(config.params),
                                            correct=False, error=f"evaluator: {type(exc).__name__}: {exc}")
                     evaluation.configs.append(row)
+            if measure and candidate is not None:
+                # Every process of the candidate, and with them its GPU contexts and their queued
+                # work, ends before the baseline's clean-room batches.
+                doomed = candidate.members()
+                runners.remove(candidate)
+                candidate.close()
+                candidate = None
+                _wait_gone(doomed)
+                with phases("timing: clean-room baseline"):
+                    try:
+                        judge.clean_room(baseline, evaluation.configs,
+                                         {(c.split, c.name): c for split in splits for c in configs[split]})
+                    except (RunnerFailed, Mismatch) as exc:
+                        evaluation.error = evaluation.error or f"the baseline failed its clean-room batches: {exc}"[:500]
             flags += judge.flags
             if judge.launch_covers:
                 evaluation.timing_method += f"; launches covered by {' / '.join(sorted(judge.launch_covers))}"

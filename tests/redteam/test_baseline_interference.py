@@ -1,0 +1,88 @@
+"""Work a candidate leaves running against the baseline.
+
+The judge stops every process of the candidate's sandbox while the baseline is timed. On a GPU that
+does not stop work those processes queued before (another CUDA context of theirs keeps executing,
+time-sliced with the baseline's), so after the last config the judge ends the candidate's runner,
+waits until every process of its sandbox is gone, and times the baseline again on a few timed
+configs: the baseline beside the candidate must not be slower than in that clean room. The attack
+itself needs a GPU (bench/judge_gpu.py redteam, `baseline_hog`); a timed assertion on this CPU would
+be a flaky test, so these tests hold what does not depend on a clock: the clean room is reached
+only once the candidate's processes are gone, it is timed, and the rule that reads it.
+"""
+import dataclasses
+import os
+
+import pytest
+
+from runner.evaluator import judge as judge_module
+
+# Forked at load time: children that would keep running if nothing ended them.
+LINGERING = """
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+__attribute__((constructor)) static void leave_children_behind(void) {
+    for (int i = 0; i < 3; i++) {
+        if (fork() == 0) {
+            signal(SIGTERM, SIG_IGN);
+            prctl(PR_SET_NAME, "gauntlet-hog", 0, 0, 0);
+            for (;;) pause();
+        }
+    }
+}
+"""
+HONEST = "for (int64_t i = 0; i < n; i++) y[i] = a * x[i];\nreturn 0;"
+
+
+def _hogs() -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and open(f"/proc/{entry}/comm").read().strip() == "gauntlet-hog":
+                state = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[0]
+                if state != "Z":
+                    found.append(int(entry))
+        except OSError:
+            pass
+    return found
+
+
+def test_the_clean_room_is_timed_only_once_every_candidate_process_is_gone(native_task, tmp_path, monkeypatch):
+    from runner.evaluator.judge import evaluate
+    seen_at_clean_room = []
+    real = judge_module.Judge.clean_room
+
+    def watched(self, *args, **kwargs):
+        seen_at_clean_room.append(_hogs())
+        return real(self, *args, **kwargs)
+    monkeypatch.setattr(judge_module.Judge, "clean_room", watched)
+
+    candidate = tmp_path / "lingering"
+    candidate.mkdir()
+    (candidate / "kernel.c").write_text("#include <stdint.h>\n" + LINGERING +
+                                        "\nint launch(const float* x, int64_t n, float a, float* y, void* stream) {\n"
+                                        + HONEST + "\n}\n")
+    seen = native_task.configs("seen")[0]
+    drawn = [dataclasses.replace(seen, name=f"drawn-{i}", split="drawn") for i in range(3)]
+    ev = evaluate(native_task, candidate, "cpu", splits=("seen", "drawn"), drawn=drawn, language="c")
+    assert ev.compiled and all(c.correct for c in ev.configs), [(c.config, c.error) for c in ev.configs]
+    assert seen_at_clean_room == [[]], f"candidate processes alive when the baseline was re-timed: {seen_at_clean_room}"
+    cleaned = [c for c in ev.configs if c.baseline_clean_ms is not None]
+    assert len(cleaned) == judge_module.CLEAN_ROOM_CONFIGS and all(c.baseline_clean_ms > 0 for c in cleaned)
+    assert not _hogs()
+
+
+@pytest.mark.parametrize("beside,clean,kind,expected", [
+    (1.0, 1.0, "gpu", None),
+    (1.04, 1.0, "gpu", None),                      # within 5 % + 2 us: drift, not interference
+    (1.10, 1.0, "gpu", "baseline_interference"),   # 10 % slower beside the candidate: a flag
+    (0.5, 1.0, "gpu", None),                       # faster beside it: nothing the candidate gains
+    (0.0040, 0.0030, "gpu", None),                 # 1 us on a 3 us kernel: event resolution
+    (4.0, 1.0, "cpu", "note: baseline_interference"),   # the CPU: a note only, past 50 % + 1 ms
+    (1.3, 1.0, "cpu", None),
+])
+def test_the_interference_rule(beside, clean, kind, expected):
+    finding = judge_module.interference(beside, clean, kind)
+    assert (finding.split(":")[0] if finding else None) == (expected.split(":")[0] if expected else None)
+    if expected:
+        assert finding.startswith(expected)
