@@ -43,7 +43,6 @@ import shutil
 import socket
 import socketserver
 import ssl
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -52,6 +51,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from .sandbox import Mount
+from .sandbox.local import gateway_temp_dir
 
 GATEWAY_PORT = 47813                   # the in-container loopback port (docker backend)
 SOCKET_DIR_IN_SANDBOX = "/gauntlet/gateway"
@@ -286,6 +286,15 @@ class _TCPServer(socketserver.ThreadingTCPServer):
     allow_reuse_address = True
 
 
+def _run_dir_of(agent_dir: Path) -> Path | None:
+    """The run dir of an attempt's agent folder (<run>/attempts/<attempt>/agent), if it is one: a
+    run dir holds the lock file every run takes (runner/run.py lock_run_dir)."""
+    from .run import LOCK_NAME
+    parents = Path(agent_dir).resolve().parents
+    run_dir = parents[2] if len(parents) > 2 else None
+    return run_dir if run_dir is not None and (run_dir / LOCK_NAME).is_file() else None
+
+
 class Gateway:
     def __init__(self, config: dict, agent_dir: Path, tcp: bool):
         self.config = config
@@ -293,7 +302,7 @@ class Gateway:
         self.agent_dir = agent_dir
         self.token = "gauntlet-" + secrets.token_hex(16)
         self.real_key = os.environ.get(config.get("key_env") or "", "")
-        self.socket_dir = Path(tempfile.mkdtemp(prefix="gl-gw-"))   # short: unix paths max 107 bytes
+        self.socket_dir = gateway_temp_dir(_run_dir_of(agent_dir))   # short: unix paths max 107 bytes
         self.socket_path = self.socket_dir / "gw.sock"
         self.lock = threading.Lock()
         self.closed = threading.Event()

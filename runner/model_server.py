@@ -18,7 +18,8 @@ retried request gets the same answer. Steps:
   {edit = "kernel.py", old = "...", new = "..."}   replace text once (Claude: Edit; Codex: a shell
                                                   python one-liner, or apply_patch when offered)
   {write = "notes.txt", content = "..."}           write a whole file
-  {shell = "python3 -c 'print(1)'"}                run a shell command
+  {shell = "python3 -c 'print(1)'"}                run a shell command (timeout_s = N: the tool's own
+                                                  time limit, as a model asks for one; Codex's default is 10 s)
   {text = "Done."}                                 final answer: the agent's turn ends here
   {error = 401}  {error = 429}  {error = 529}      an API error with that HTTP status (every request
                                                   at or past this step gets it, retries included)
@@ -34,7 +35,9 @@ retried request gets the same answer. Steps:
 
 Past the end of the script the last `text` step (or "Done.") is played again. Requests with no
 tools (titles, probes) get a short text answer and do not advance the script. Paths in steps are
-relative to the agent's working directory; `{cwd}` in a step is replaced by it when it is known.
+relative to the agent's working directory; `{cwd}` in a step is replaced by it when it is known, and
+`{check}` in a shell step by the correctness command the agent's prompt gives (runner/agent.py
+build_prompt: "- Correctness ...: `COMMAND`"), as a model that follows the prompt would run it.
 
 Usage is deterministic so tests can check accounting exactly: turn k (0-based) reports
   Anthropic: input_tokens=100+k, cache_creation_input_tokens=20, cache_read_input_tokens=30+k,
@@ -288,7 +291,7 @@ def _make_handler(server: ScriptedModelServer):
             cwd = _anthropic_cwd(body)
             if "text" in step:
                 return self._anthropic_reply(body, [{"type": "text", "text": step["text"]}], "end_turn", k)
-            name, tool_input = _claude_tool(step, cwd)
+            name, tool_input = _claude_tool(_with_check(step, body), cwd)
             block = {"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:20]}", "name": name, "input": tool_input}
             self._anthropic_reply(body, [{"type": "text", "text": f"Step {k + 1}."}, block], "tool_use", k)
 
@@ -344,7 +347,7 @@ def _make_handler(server: ScriptedModelServer):
                 return
             if "text" in step:
                 return self._openai_reply(body, [_message_item(step["text"])], k)
-            self._openai_reply(body, [_codex_tool(step, tools)], k)
+            self._openai_reply(body, [_codex_tool(_with_check(step, body), tools)], k)
 
         def _openai_reply(self, body, output, k, counted=True):
             usage = ({"input_tokens": 200 + k, "input_tokens_details": {"cached_tokens": 50},
@@ -411,6 +414,30 @@ def _anthropic_cwd(body: dict) -> str | None:
     return None
 
 
+_PROMPT_CHECK_RE = re.compile(r"^- Correctness[^`\n]*`([^`\n]+)`", re.M)
+
+
+def _strings(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _with_check(step: dict, body: dict) -> dict:
+    """The step with `{check}` in its shell command replaced by the prompt's correctness command,
+    found in the request (the prompt is the conversation's first user message)."""
+    if "{check}" not in step.get("shell", ""):
+        return step
+    found = next((m.group(1) for text in _strings(body) if (m := _PROMPT_CHECK_RE.search(text))), None)
+    if found is None:
+        return {**step, "shell": "echo 'scripted model: no correctness command in the prompt' >&2; exit 97"}
+    return {**step, "shell": step["shell"].replace("{check}", found)}
+
+
 def _fill(value: str, cwd: str | None) -> str:
     return value.replace("{cwd}", cwd or ".")
 
@@ -429,7 +456,8 @@ def _claude_tool(step: dict, cwd: str | None) -> tuple[str, dict]:
     if "write" in step:
         return "Write", {"file_path": _abs(step["write"], cwd), "content": step["content"]}
     if "shell" in step:
-        return "Bash", {"command": _fill(step["shell"], cwd), "description": "scripted command"}
+        return "Bash", {"command": _fill(step["shell"], cwd), "description": "scripted command",
+                        **({"timeout": int(step["timeout_s"] * 1000)} if "timeout_s" in step else {})}
     raise ValueError(f"unknown step {step}")
 
 
@@ -461,12 +489,14 @@ def _q(s: str) -> str:
 def _codex_tool(step: dict, tools: set) -> dict:
     call_id = f"call_{uuid.uuid4().hex[:20]}"
     command = _shell_for(step)
+    limit = {"timeout_ms": int(step["timeout_s"] * 1000)} if "timeout_s" in step else {}
     if "exec_command" in tools:
-        name, args = "exec_command", {"cmd": command}
+        # unified exec answers after yield_time_ms with what ran so far; waiting that long is the limit
+        name, args = "exec_command", {"cmd": command, **({"yield_time_ms": limit["timeout_ms"]} if limit else {})}
     elif "shell_command" in tools:
-        name, args = "shell_command", {"command": command}
+        name, args = "shell_command", {"command": command, **limit}
     else:
-        name, args = "shell", {"command": ["bash", "-lc", command]}
+        name, args = "shell", {"command": ["bash", "-lc", command], **limit}
     return {"type": "function_call", "id": f"fc_{uuid.uuid4().hex[:20]}", "status": "completed",
             "call_id": call_id, "name": name, "arguments": json.dumps(args)}
 

@@ -25,7 +25,9 @@ kernel runners, and their work dirs are made in its TMPDIR), in one root per run
     run-dir                      the run dir it belongs to (`gauntlet gc` reads it)
     <category>__<name>/agent/    the agent's private TMPDIR (mktemp -d: CLAUDE_CONFIG_DIR, CODEX_HOME)
     <category>__<name>/eval/     the judge's TMPDIR (its scratch and kernel runners' work dirs)
-The run removes it when it ends, on SIGINT and SIGTERM too; after a SIGKILL, `--resume` or
+  $TMPDIR/gl-gw-<random>/        an agent's model gateway socket (short: a unix socket path is at
+                                 most 107 bytes), naming its run in run-dir too
+The run removes them when it ends, on SIGINT and SIGTERM too; after a SIGKILL, `--resume` or
 `gauntlet gc --backend local` does.
 """
 from __future__ import annotations

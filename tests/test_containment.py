@@ -85,10 +85,21 @@ def host_tmp(tmp_path) -> Path:
     return path
 
 
-def _argv(tasks_root, out, command, budget="10m") -> list[str]:
-    return [sys.executable, "-m", "runner.cli", "run", "--agent", "command", "--command", command,
+def _argv(tasks_root, out, command, budget="10m", agent: Path | None = None) -> list[str]:
+    """`gauntlet run` of `command`: as the command agent, or as the agent file `agent` (which holds it)."""
+    chosen = ["--agent", str(agent)] if agent else ["--agent", "command", "--command", command]
+    return [sys.executable, "-m", "runner.cli", "run", *chosen,
             "--tasks", "triton2triton/scale", "--tasks-root", str(tasks_root), "--device", "cpu",
             "--budget", budget, "--out", str(out)]
+
+
+def _gateway_agent(folder: Path, command: str) -> Path:
+    """An agent file that runs `command` behind a model gateway (whose socket folder is a temp folder
+    of the run too); no CLI and no model are needed for that."""
+    path = folder / "gated.toml"
+    path.write_text(f"name = \"gated\"\nkind = \"command\"\ncommand = '''{command}'''\n"
+                    "[gateway]\nprotocol = \"anthropic\"\n")
+    return path
 
 
 def _start(argv, env) -> subprocess.Popen:
@@ -170,10 +181,12 @@ def test_interrupted_run_stops_its_agent_and_removes_its_temp_folders(tasks_root
 
 def test_sigkill_of_the_runner_kills_its_agent_and_gc_removes_the_temp_folders(tasks_root, tmp_path, host_tmp):
     tag, ready, made, out = _tag(), tmp_path / "ready", tmp_path / "made", tmp_path / "run"
-    proc = _start(_argv(tasks_root, out, _escaping(tag, ready, made)), {"TMPDIR": str(host_tmp)})
+    command = _escaping(tag, ready, made)
+    proc = _start(_argv(tasks_root, out, command, agent=_gateway_agent(tmp_path, command)), {"TMPDIR": str(host_tmp)})
     try:
         _wait_for(ready, proc)
         assert _started(tag, 2)
+        assert list(host_tmp.glob("gl-gw-*")), "the agent's gateway made no socket folder: this test checks less"
         proc.kill()
         proc.wait()
         assert _alive_after(tag) == [], "the agent outlived a SIGKILLed runner"
@@ -235,3 +248,39 @@ def test_resume_after_sigkill_removes_the_dead_runs_temp_folders(tasks_root, tmp
     finally:
         proc.kill()
         _kill(tag)
+
+
+def _processes_naming(text: str) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            if any(text in part for part in proc.info["cmdline"] or []) and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except psutil.Error:
+            pass
+    return found
+
+
+def test_sigkill_of_the_runner_during_the_evaluation_kills_the_judge(tasks_root, tmp_path, host_tmp):
+    """The judge and its kernel runners run in the evaluation's pid namespace: they die with a
+    SIGKILLed runner at once, as its agent does (they used to finish, or hang on, unwatched)."""
+    out = tmp_path / "run"
+    proc = _start(_argv(tasks_root, out, "true"), {"TMPDIR": str(host_tmp)})
+    judge_marker = str(out / "attempts" / ATTEMPT / "eval")    # in the judge's --out argument
+    try:
+        deadline = time.monotonic() + 300
+        while not _processes_naming(judge_marker) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _processes_naming(judge_marker), "the evaluation never started"
+        proc.kill()
+        proc.wait()
+        # the namespace dies with the runner: seconds, where the judge itself takes far longer
+        deadline = time.monotonic() + 10
+        while _processes_naming(judge_marker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _processes_naming(judge_marker) == [], "the judge outlived a SIGKILLed runner"
+        assert not (out / "attempts" / ATTEMPT / "result.json").exists()
+    finally:
+        proc.kill()
+        for left in _processes_naming(judge_marker):
+            left.kill()

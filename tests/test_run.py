@@ -248,8 +248,9 @@ def test_run_dirs_that_are_not_runs_or_are_in_use_get_one_line(tasks_root, tmp_p
     assert proc.returncode == 1 and "holds no run (no manifest.json)" in proc.stderr and not any(empty.iterdir())
     a_file = tmp_path / "file"
     a_file.write_text("x")
-    proc = run(tasks_root, a_file / "run", "--agent", "noop", check=False)
-    assert proc.returncode == 1 and "cannot hold a run" in proc.stderr and "Traceback" not in proc.stderr
+    for under_or_is_a_file in (a_file / "run", a_file):
+        proc = run(tasks_root, under_or_is_a_file, "--agent", "noop", check=False)
+        assert proc.returncode == 1 and "cannot hold a run" in proc.stderr and "Traceback" not in proc.stderr
 
     out = tmp_path / "run"
     run(tasks_root, out, "--agent", "noop")
@@ -270,6 +271,23 @@ def test_run_dirs_that_are_not_runs_or_are_in_use_get_one_line(tasks_root, tmp_p
         held.wait()
     from runner.run import run_is_live
     assert not run_is_live(out)                        # the kernel dropped the dead holder's lock
+
+    diff = out / "attempts" / ATTEMPT / "diff.patch"
+    kept = diff.read_bytes()
+    diff.unlink()
+    proc = gauntlet("eval", out, "--tasks-root", tasks_root, "--device", "cpu", check=False)
+    assert proc.returncode == 1 and f"{diff}: missing" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    diff.write_bytes(kept)
+    manifest = out / "manifest.json"
+    kept = manifest.read_text()
+    manifest.write_text("{not json")
+    for args in (("eval", out, "--tasks-root", tasks_root, "--device", "cpu"),
+                 ("run", "--tasks", "triton2triton", "--tasks-root", tasks_root, "--device", "cpu", "--out", out,
+                  "--agent", "noop", "--resume")):
+        proc = gauntlet(*args, check=False)
+        assert proc.returncode == 1 and f"{manifest}: not a readable manifest" in proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr
+    manifest.write_text(kept)
 
     result_path = out / "attempts" / ATTEMPT / "result.json"
     result_path.write_text("{not json")
@@ -369,3 +387,25 @@ def test_progress_on_a_terminal_shows_each_phase_in_the_attempts_row(tasks_root,
     screen = b"".join(chunks).decode(errors="replace")
     assert f"{SCALE} (oracle): drawing 2 candidate configs from [space] (seed 0)" in screen, screen
     assert f"{SCALE} (oracle): evaluating (compile, correctness, timing)" in screen, screen
+
+
+def test_an_unwritable_out_is_one_line(tasks_root, tmp_path):
+    """--out inside a folder the runner may not write: one line, no traceback. As root the CLI runs
+    without CAP_DAC_OVERRIDE, so that the folder's mode binds it as it binds any other user."""
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            pytest.fail("running as root needs setpriv to drop the capability that ignores file modes")
+        prefix = ["setpriv", "--inh-caps=-dac_override", "--bounding-set=-dac_override"]
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        proc = subprocess.run([*prefix, sys.executable, "-m", "runner.cli", "run", "--tasks", "triton2triton",
+                               "--tasks-root", tasks_root, "--device", "cpu", "--out", locked / "run",
+                               "--agent", "noop"], capture_output=True, text=True, cwd=REPO)
+    finally:
+        locked.chmod(0o755)
+    errors = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 1 and len(errors) == 1, proc.stderr
+    assert f"--out: {locked / 'run'} cannot hold a run (Permission denied)" in errors[0]

@@ -185,8 +185,42 @@ def phase_temp_dir(run_dir: Path, name: str, phase: str) -> Path:
     return path
 
 
+# The model gateway's socket folder: directly under $TMPDIR with a short name (a unix socket path
+# holds at most 107 bytes), so not under run_temp_root; it names its run in TEMP_OWNER_FILE so that
+# remove_run_temp and gc find it after a SIGKILLed runner as they find the run's temp root.
+GATEWAY_TEMP_PREFIX = "gl-gw-"
+
+
+def gateway_temp_dir(run_dir: Path | None) -> Path:
+    """A fresh folder for one gateway's socket; `run_dir` None (a gateway outside a run) names no run,
+    and gc leaves such a folder alone."""
+    path = Path(tempfile.mkdtemp(prefix=GATEWAY_TEMP_PREFIX))
+    if run_dir is not None:
+        (path / TEMP_OWNER_FILE).write_text(str(Path(run_dir).resolve()))
+    return path
+
+
+def _owner(folder: Path) -> str:
+    try:
+        return (folder / TEMP_OWNER_FILE).read_text().strip()
+    except OSError:
+        return ""
+
+
+def _temp_folders() -> list[tuple[Path, str]]:
+    """Every temp folder of a run on this host, with the run dir it names ("" when none)."""
+    tmp = Path(tempfile.gettempdir())
+    return [(folder, _owner(folder)) for prefix in (TEMP_PREFIX, GATEWAY_TEMP_PREFIX)
+            for folder in sorted(tmp.glob(f"{prefix}*")) if folder.is_dir()]
+
+
 def remove_run_temp(run_dir: Path) -> None:
+    """The run's temp root and its gateways' socket folders (call it only when none is in use)."""
     shutil.rmtree(run_temp_root(run_dir), ignore_errors=True)
+    run_id = str(Path(run_dir).resolve())
+    for folder, owner in _temp_folders():
+        if owner == run_id and folder.name.startswith(GATEWAY_TEMP_PREFIX):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def gc(dry_run: bool = False, live=lambda run_dir: False) -> list[str]:
@@ -212,11 +246,7 @@ def gc(dry_run: bool = False, live=lambda run_dir: False) -> list[str]:
         removed += [f"process {p.pid} ({p.info['name']}) of run {run_dir}" for p in procs]
         if not dry_run:
             _kill_all(procs, wait=2)
-    for root in sorted(Path(tempfile.gettempdir()).glob(f"{TEMP_PREFIX}*")):
-        try:
-            owner = (root / TEMP_OWNER_FILE).read_text().strip()
-        except OSError:
-            owner = ""
+    for root, owner in _temp_folders():
         if spared(owner):
             continue
         removed.append(f"temp folder {root} of run {owner}")

@@ -165,3 +165,20 @@ def test_agents_check_with_a_script_whose_edit_repeats_old_lines(agent, tmp_path
         {"text": "Added a comment."}]))
     proc = gauntlet("agents", "check", agent, "--script", script, "--out", tmp_path / "check")
     assert "ok    edit landed in diff.patch" in proc.stdout, proc.stdout + proc.stderr
+
+
+# Codex is not here: its shell tool (unified exec) answers the model after at most 30 s with what ran
+# so far, and a model must poll the rest; the check (torch import, the Triton interpreter) takes longer
+# on a loaded CPU host, and the scripted model does not poll. tests/test_prompt.py runs the same
+# command through `bash -lc`, as Codex does.
+@pytest.mark.parametrize("agent", ["claude-code"])
+def test_the_prompts_check_command_runs_through_the_real_cli(agent, tmp_path, tasks_root):
+    """The scripted model runs the correctness command the prompt gives (`{check}`), verbatim, through
+    the CLI's own shell tool: it must find the interpreter with torch and pass on the untouched kernel."""
+    script = [{"shell": "{check} && echo gauntlet-prompt-check-ok", "timeout_s": 280}, {"text": "Checked."}]
+    out, _ = run_agent(agent, tmp_path, tasks_root, script, budget="300")
+    steps = jsonl(attempt(out) / "agent" / "trajectory.jsonl")
+    calls = [s for s in steps if s["type"] == "tool_call"]
+    assert calls and "-m runner.evaluator" in json.dumps(calls[0]["input"]), calls
+    outputs = [str(s.get("output")) for s in steps if s["type"] == "tool_result"]
+    assert any("gauntlet-prompt-check-ok" in o for o in outputs), outputs
