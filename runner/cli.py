@@ -553,15 +553,20 @@ def eval_cmd(run_dir, device, backend, tasks_root, timing_regime, graph, max_spe
                          tasks_root=root, timing_regime=timing_regime, graph=graph, max_speedup=max_speedup)
     from .run import RunError
     _terminate_as_exception()
+    skipped: list[str] = []
     try:
         results = reevaluate(run_dir, options, by_id, progress=lambda r: click.echo(_summary_line(r)),
-                             on_phase=lambda label, text: _stamped(f"phase  {label}: {text}"))
+                             on_phase=lambda label, text: _stamped(f"phase  {label}: {text}"), skipped=skipped)
     except RunError as exc:
         _fail(str(exc))
+    for line in skipped:
+        click.echo(f"warning: {line}", err=True)
     if not results:
         _fail(f"{run_dir}: no attempts with a known task to re-evaluate")
     from .report import aggregate, load_results, render
     click.echo(render(aggregate(load_results([run_dir])), "table"))
+    if skipped:
+        _fail(f"{len(skipped)} attempt(s) not re-evaluated (no diff.patch); the others were")
     _exit_for(results)
 
 

@@ -719,24 +719,26 @@ def keep_previous(adir: Path) -> int:
 
 
 def reevaluate(run_dir: Path, options: RunOptions, tasks: dict[str, Task], progress=None,
-               on_phase=None) -> list[AttemptResult]:
+               on_phase=None, skipped: list | None = None) -> list[AttemptResult]:
     """`gauntlet eval`: rebuild each attempt's candidate from its saved diff.patch and evaluate again,
     keeping the result it replaces (keep_previous). `on_phase(label, text)` before each evaluation,
-    `progress(result)` after it."""
+    `progress(result)` after it. An attempt without a diff.patch (an infra error before its agent
+    ran) keeps its result as it is and is named in `skipped`; the others are still re-evaluated."""
     manifest_path = Path(run_dir) / "manifest.json"
     if not manifest_path.is_file():
         raise RunError(f"{run_dir}: holds no run (no manifest.json)")
     manifest = read_manifest(manifest_path)
     lock = lock_run_dir(Path(run_dir))
     try:
-        return _reevaluate_all(run_dir, options, tasks, manifest, progress, on_phase)
+        return _reevaluate_all(run_dir, options, tasks, manifest, progress, on_phase,
+                               skipped if skipped is not None else [])
     finally:
         remove_run_temp(run_dir)
         lock.close()
 
 
 def _reevaluate_all(run_dir: Path, options: RunOptions, tasks: dict[str, Task], manifest: dict,
-                    progress, on_phase) -> list[AttemptResult]:
+                    progress, on_phase, skipped: list) -> list[AttemptResult]:
     results = []
     for result_path in RunLayout(Path(run_dir)).result_paths():
         adir = result_path.parent
@@ -748,7 +750,9 @@ def _reevaluate_all(run_dir: Path, options: RunOptions, tasks: dict[str, Task], 
         if task is None:
             continue
         if not (adir / "diff.patch").is_file():
-            raise RunError(f"{adir / 'diff.patch'}: missing; this attempt cannot be re-evaluated")
+            skipped.append(f"{adir / 'diff.patch'}: missing; this attempt cannot be re-evaluated "
+                           "(its result.json stays as it was)")
+            continue
         scratch = adir / "reeval-workspace"
         ws = Workspace(scratch, task)
         ws.prepare()

@@ -42,7 +42,7 @@ def passed(r: AttemptResult, split: str = "seen") -> bool:
 
 
 def speedup(r: AttemptResult, split: str = "seen") -> float | None:
-    s = r.speedup_seen if split == "seen" else r.speedup_unseen
+    s = {"seen": r.speedup_seen, "unseen": r.speedup_unseen, "drawn": r.speedup_drawn}[split]
     return min(s, SPEEDUP_CAP) if s is not None and s > 0 else None
 
 

@@ -277,6 +277,17 @@ def test_run_dirs_that_are_not_runs_or_are_in_use_get_one_line(tasks_root, tmp_p
     diff.unlink()
     proc = gauntlet("eval", out, "--tasks-root", tasks_root, "--device", "cpu", check=False)
     assert proc.returncode == 1 and f"{diff}: missing" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    # Beside an attempt that has its diff (a copy of this one, as a repeat would be), the one without
+    # is named and keeps its result, and the other is still re-evaluated.
+    other = out / "attempts" / (ATTEMPT + "__k1")
+    shutil.copytree(out / "attempts" / ATTEMPT, other)
+    (other / "diff.patch").write_bytes(kept)
+    untouched = result(out)
+    proc = gauntlet("eval", out, "--tasks-root", tasks_root, "--device", "cpu", check=False)
+    assert proc.returncode == 1 and f"{diff}: missing" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert (other / "result.prev-1.json").is_file() and not (diff.parent / "result.prev-1.json").exists()
+    assert result(out) == untouched
+    shutil.rmtree(other)
     diff.write_bytes(kept)
     manifest = out / "manifest.json"
     kept = manifest.read_text()

@@ -39,6 +39,13 @@ def test_an_attempt_that_did_not_score_passes_nothing(status):
     assert f"ended in infra_error" in text and "--resume" in text
 
 
+def test_each_split_scores_its_own_speedup():
+    r = _attempt("ok")
+    r.speedup_seen, r.speedup_unseen, r.correct_drawn, r.speedup_drawn = 2.0, 3.0, True, 5.0
+    assert [score.speedup(r, split) for split in ("seen", "unseen", "drawn")] == [2.0, 3.0, 5.0]
+    assert score.speedups([r], "drawn") == [5.0]
+
+
 def test_report_columns_for_csv_keep_their_historical_order():
     row, = report.aggregate([_attempt("ok")])
     header = report.render([row], "csv").splitlines()[0].split(",")
