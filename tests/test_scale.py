@@ -121,6 +121,23 @@ def test_jobs_run_agents_side_by_side_and_evaluations_one_per_slot(tasks_root, t
         assert r["agent_limits"].startswith("none: ") or f"cpus {share:g}, pids 1024" in r["agent_limits"], r
 
 
+
+def test_an_exclusive_agent_gpu_is_held_alone_by_one_agent_or_one_evaluation_at_a_time(tasks_root, tmp_path):
+    """--agent-gpu exclusive over a pool of one device, two attempts at once: neither agent phase
+    overlaps the other, nor any evaluation (which holds the same device); with no pool it is one line."""
+    clone_tasks(tasks_root, ["scale_b"])
+    spans = tmp_path / "spans"
+    command = f"s=$(date +%s.%N); sleep 3; echo {{task_id}} $s $(date +%s.%N) >> {spans}"
+    out = tmp_path / "run"
+    gauntlet(*run_argv(tasks_root, out, "--agent", "command", "--command", command, "--jobs", "2",
+                       "--gpus", "slot0", "--agent-gpu", "exclusive"))
+    agent_spans = [tuple(map(float, line.split()[1:])) for line in spans.read_text().splitlines()]
+    assert len(agent_spans) == 2 and len(results(out)) == 2
+    assert not overlapping(agent_spans + windows(out, "eval")), (agent_spans, windows(out, "eval"))
+    refused = gauntlet(*run_argv(tasks_root, tmp_path / "r2", "--agent", "noop", "--agent-gpu", "exclusive"),
+                       check=False)
+    assert refused.returncode == 1 and refused.stderr.startswith("Error: --agent-gpu exclusive: no GPU pool")
+
 def _run_marked(run_dir: Path) -> list[psutil.Process]:
     from runner.sandbox.local import RUN_MARKER
     found = []
