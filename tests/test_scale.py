@@ -301,6 +301,22 @@ def test_ray_executor_on_a_local_cluster_of_a_head_and_two_workers(tasks_root, t
         head.wait(timeout=120)
 
 
+def test_a_ray_attempt_uses_the_gpu_ray_assigned_it(monkeypatch):
+    """In the worker, the GPU Ray gave the task is the attempt's pool of one: the device its result
+    records and its sandboxes get (docker would otherwise hand the evaluation every GPU of the node).
+    Ray's assignment is faked here: this host has no GPU for a cluster to hand out."""
+    ray = pytest.importorskip("ray", reason="ray is an optional extra: pip install -e '.[ray]'")
+    from types import SimpleNamespace
+    from runner.ray_executor import _remote_attempt
+    monkeypatch.setattr(ray, "get_gpu_ids", lambda: [3])
+
+    def fake_attempt(device):
+        attempt = SimpleNamespace(options=SimpleNamespace(device=device), gpus=None)
+        attempt.run = lambda: SimpleNamespace(to_dict=lambda: {"pool": attempt.gpus and attempt.gpus.names})
+        return attempt
+    assert _remote_attempt(fake_attempt("cuda")) == {"pool": ["3"]}
+    assert _remote_attempt(fake_attempt("cpu")) == {"pool": None}
+
 def test_ray_executor_names_an_unreachable_cluster_in_one_line(tasks_root, tmp_path):
     pytest.importorskip("ray", reason="ray is an optional extra: pip install -e '.[ray]'")
     proc = gauntlet(*run_argv(tasks_root, tmp_path / "run", "--agent", "noop", "--executor", "ray",
