@@ -160,8 +160,11 @@ def test_sigkill_with_live_attempts_then_resume_keeps_finished_and_leaves_nothin
     command = f"echo {{task_id}} >> {log}; case {{task_id}} in */scale) ;; *) test -e {slow} && sleep 60;; esac; true"
     argv = [sys.executable, "-m", "runner.cli", *map(str, run_argv(tasks_root, out, "--agent", "command",
                                                                     "--command", command, "--jobs", "4"))]
+    host_tmp = tmp_path / "hosttmp"      # the run's temp root, and nobody else's, for gc to look at
+    host_tmp.mkdir()
+    env = {"TMPDIR": str(host_tmp)}
     proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+                            start_new_session=True, env={**os.environ, **env})
     first = out / "attempts" / "triton2triton__scale" / "result.json"
     deadline = time.monotonic() + 180
     while not first.exists() and time.monotonic() < deadline:
@@ -170,8 +173,15 @@ def test_sigkill_with_live_attempts_then_resume_keeps_finished_and_leaves_nothin
     while (not log.exists() or log.read_text().count("\n") < 4) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert len(_run_marked(out)) >= 3                    # three agents live
+    # the run-dir lock holds with attempts in threads: no second runner, and gc spares the live run
+    second = gauntlet(*run_argv(tasks_root, out, "--agent", "command", "--command", command, "--resume"),
+                      check=False, env=env)
+    assert second.returncode == 1 and "in use by a live gauntlet process" in second.stderr, second.stderr
+    assert str(out.resolve()) not in gauntlet("gc", "--backend", "local", "--dry-run", env=env).stdout
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
+    # dead: gc now sees the run's temp folders as left behind (resume below removes them itself)
+    assert f"of run {out.resolve()}" in gauntlet("gc", "--backend", "local", "--dry-run", env=env).stdout
     finished_before = {p.parent.name: p.read_bytes() for p in out.glob("attempts/*/result.json")}
     assert list(finished_before) == ["triton2triton__scale"]
 
@@ -185,10 +195,11 @@ def test_sigkill_with_live_attempts_then_resume_keeps_finished_and_leaves_nothin
         assert len(_run_marked(out)) >= 3
     slow.unlink()                                        # the redone agents finish at once
     resumed = run_argv(tasks_root, out, "--agent", "command", "--command", command, "--jobs", "4", "--resume")
-    gauntlet(*resumed)
+    gauntlet(*resumed, env=env)
     after = {p.parent.name: p.read_bytes() for p in out.glob("attempts/*/result.json")}
     assert len(after) == 4 and after["triton2triton__scale"] == finished_before["triton2triton__scale"]
     assert _run_marked(out) == []                        # the orphans of the killed runner are gone
+    assert list(host_tmp.iterdir()) == []                # and its temp folders
 
 
 # -- --attempts and several agents ----------------------------------------------------------------
