@@ -75,6 +75,23 @@ def test_pool_env_names_the_device_on_gpus_only():
     assert visible_env("cpu", "cpu") == {} and visible_env("cuda", None) == {}
 
 
+def test_default_pool_is_every_visible_gpu(monkeypatch, tmp_path):
+    """--gpus left out: CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES where set, else every GPU that
+    nvidia-smi -L lists (a stand-in on PATH here); nothing on the CPU."""
+    from runner.gpupool import visible_gpus
+    fake = tmp_path / "bin" / "nvidia-smi"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'GPU 0: NVIDIA H100 (UUID: GPU-a)'\necho 'GPU 1: NVIDIA H100 (UUID: GPU-b)'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+    for var in ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"):
+        monkeypatch.delenv(var, raising=False)
+    assert visible_gpus("cuda") == ["0", "1"]
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2, 3")
+    assert visible_gpus("cuda") == ["2", "3"]
+    monkeypatch.setenv("HIP_VISIBLE_DEVICES", "1")
+    assert visible_gpus("rocm") == ["1"] and visible_gpus("cpu") == []
+
 def test_bad_gpus_option_is_one_line(tasks_root, tmp_path):
     proc = gauntlet(*run_argv(tasks_root, tmp_path / "run", "--agent", "noop", "--gpus", "0,0"), check=False)
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
