@@ -408,6 +408,9 @@ def _gpu_pool(gpus: str | None, device: str):
               help="Independent attempts per task and agent (pass@k and the spread in the report).")
 @click.option("--gpus", default=None, help="Devices to spread evaluations over, e.g. 0,1 (default: every "
               "visible GPU; on the CPU, names make exclusive evaluation slots).")
+@click.option("--agent-gpu", type=click.Choice(["shared", "exclusive"]), default="shared", show_default=True,
+              help="shared: agents test on the pool's GPUs side by side; exclusive: each agent holds one alone "
+                   "for its whole phase (no other agent or evaluation on it).")
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="local: threads on this machine; ray: each attempt a Ray task (docs/scaling.md).")
 @click.option("--ray-address", envvar="RAY_ADDRESS", show_envvar=True, default=None,
@@ -418,7 +421,7 @@ def _gpu_pool(gpus: str | None, device: str):
 @_timing_options
 @_tasks_root_option
 def run(agent_names, selectors, backend, device, budget, out, resume, command, replay_from, tasks_root,
-        timing_regime, graph, max_speedup, unseen, seed, jobs, repeats, gpus, executor, ray_address,
+        timing_regime, graph, max_speedup, unseen, seed, jobs, repeats, gpus, agent_gpu, executor, ray_address,
         ray_resources, **cli_options):
     """Run an agent over tasks and evaluate every attempt."""
     from .report import aggregate, render
@@ -460,9 +463,13 @@ def run(agent_names, selectors, backend, device, budget, out, resume, command, r
     out = out or Path("runs") / f"{'+'.join(s.name for s in specs)}-{now().replace(':', '').replace('+0000', 'Z')}"
     options = RunOptions(agent=spec, more_agents=tuple(specs[1:]), device=dev, backend=backend, budget_s=budget_s,
                          tasks_root=root, agent_env=_agent_env(cli_options), timing_regime=timing_regime,
-                         graph=graph, max_speedup=max_speedup, unseen=unseen, seed=seed, jobs=jobs)
+                         graph=graph, max_speedup=max_speedup, unseen=unseen, seed=seed, jobs=jobs,
+                         agent_gpu=agent_gpu)
     # Under Ray each node's evaluation asks Ray for a GPU (Ray sets CUDA_VISIBLE_DEVICES): no pool here.
     pool = _gpu_pool(gpus, dev) if executor == "local" else None
+    if agent_gpu == "exclusive" and pool is None:
+        _fail("--agent-gpu exclusive: no GPU pool to hold one from (no GPU visible and no --gpus; under "
+              "--executor ray every attempt holds its GPU alone already)")
     try:
         the_run = Run(out, options, runnable, resume=resume, attempts=repeats, gpus=pool)
     except RunError as exc:

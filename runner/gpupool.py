@@ -1,7 +1,8 @@
 """GpuPool: the devices one run spreads its attempts over (`gauntlet run --gpus`).
 
 Each evaluation takes one device for itself (the pool hands it out and takes it back; an evaluation
-that finds none free waits); agents get a device to test on, round robin, shared with other agents.
+that finds none free waits); agents get a device to test on, round robin, shared with other agents,
+or, with `--agent-gpu exclusive`, one held like an evaluation's for the whole agent phase.
 The pool excludes evaluations of this run from one another; the judge's per-device flock
 (runner/evaluator/gpulock.py) still excludes evaluations of other runs and containers. Names are
 what the platform calls its devices: CUDA indexes or UUIDs, ROCm indexes or render nodes; on the
@@ -51,6 +52,16 @@ class GpuPool:
             with self._ready:
                 self._free.append(name)
                 self._ready.notify()
+
+    @contextmanager
+    def agent(self, exclusive: bool = False) -> Iterator[str]:
+        """A device for an agent phase: shared round robin (for_agent), or with `exclusive` held as an
+        evaluation holds one, so no other agent and no evaluation uses it until the agent stops."""
+        if exclusive:
+            with self.evaluation() as name:
+                yield name
+        else:
+            yield self.for_agent()
 
     def for_agent(self) -> str:
         """A device for an agent to test on (shared: agents do not time anything that is scored)."""

@@ -3,9 +3,9 @@
 The driver (this process) holds the run dir's lock and writes the manifest; it draws --unseen
 configs before it submits, so a remote attempt only runs `Attempt` and writes its own attempt
 folder, which must be on a file system every node shares (the one run dir). Each node runs its own
-sandbox backend. An attempt asks Ray for one CPU, one GPU on cuda/rocm (Ray sets the visible devices
-of the worker, which the evaluation inherits) and any --ray-resource. Ray does the scheduling and
-queueing; nothing here does.
+sandbox backend. An attempt asks Ray for one CPU, one GPU on cuda/rocm (the GPU Ray assigns is the
+attempt's alone for its whole run: its sandboxes get that one device, local or docker) and any
+--ray-resource. Ray does the scheduling and queueing; nothing here does.
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import os
 import socket
 from pathlib import Path
 
+from .gpupool import GpuPool
 from .run import Attempt, AttemptKey, Run, no_phase
 
 
@@ -35,6 +36,13 @@ def _check_reachable(address: str | None, timeout_s: float = 10.0) -> None:
 
 
 def _remote_attempt(attempt: Attempt) -> dict:
+    """In the Ray worker: the GPU Ray gave this task becomes the attempt's pool of one, so it is the
+    device recorded in result.json (`gpu`) and the one the sandboxes get (a docker container is given
+    that device, not every GPU of the node; locally the same CUDA/HIP_VISIBLE_DEVICES Ray set)."""
+    import ray
+    assigned = [str(i) for i in ray.get_gpu_ids()] if attempt.options.device in ("cuda", "rocm") else []
+    if assigned:
+        attempt.gpus = GpuPool(assigned)
     return attempt.run().to_dict()
 
 

@@ -43,6 +43,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
@@ -101,6 +102,9 @@ class RunOptions:
     more_agents: tuple[AgentSpec, ...] = ()
     # --jobs: how many attempts run at once (sizes each agent's CPU share; not part of the identity)
     jobs: int = 1
+    # --agent-gpu: "shared" (agents test round robin on the pool's devices) or "exclusive" (an agent
+    # holds its device alone, as an evaluation does); not part of the identity, like jobs
+    agent_gpu: str = "shared"
 
     @property
     def agents(self) -> tuple[AgentSpec, ...]:
@@ -471,8 +475,9 @@ class Attempt:
         agent_dir.mkdir()
         spec, budget = self.options.agent, self.options.budget_s
         deadline = time.time() + budget
-        gpu = self.gpus.for_agent() if self.gpus else None   # shared: agents time nothing that is scored
-        with open_gateway(spec, agent_dir, self.options.backend) as gateway:
+        # shared unless asked: agents time nothing that is scored
+        holding = self.gpus.agent(self.options.agent_gpu == "exclusive") if self.gpus else nullcontext(None)
+        with holding as gpu, open_gateway(spec, agent_dir, self.options.backend) as gateway:
             sandbox = open_sandbox(self.options.backend, SandboxSpec(
                 role="agent", platform=self.options.device, workdir=workspace.path,
                 mounts=(Mount(agent_dir, "/gauntlet/agent", read_only=True), *gateway.mounts),
