@@ -173,6 +173,7 @@ class Runner:
         the harness copies each repetition's outputs (`_keep`), and that copy would otherwise finish
         the work of an output that is a view of an input (a transpose returned as `x.t()`) or of
         another layout, at no cost to the sample."""
+        import torch
         if len(outs) != len(self.spec):
             return f"returned {len(outs)} outputs, expected {len(self.spec)}"
         seen = set()
