@@ -23,6 +23,7 @@ that holds only its kernel's files and the inputs it is handed (protocol.py).
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
@@ -30,6 +31,7 @@ import random
 import shutil
 import signal
 import socket
+import stat
 import statistics
 import subprocess
 import sys
@@ -81,7 +83,9 @@ BOUND_REL = 1.0
 TIMEOUTS_S = {"build": 900.0, "inputs": 300.0, "call": 300.0, "capture": 300.0, "time": 600.0,
               "export": 300.0, "release": 60.0, "exit": 10.0}
 MAGNITUDE_FLOOR = 1e-3        # atol scales with an output's RMS down to this (docs/task-format.md, tolerances)
-DIGEST_RTOL = 1e-5           # same bytes, same operations: honest digests agree to float32 rounding at most
+MAX_DIMS, MAX_EXTENT = 16, 1 << 40   # an output description beyond these is a broken (or hostile) reply
+LOG_TAIL_BYTES = 600         # of a runner's log, quoted when it dies
+FREEZE_S = 2.0               # how long the judge tries to see every process of the candidate's sandbox stopped
 
 
 class Mismatch(Exception):
@@ -128,6 +132,23 @@ def _uid_of(pid: int) -> int | None:
     except (OSError, ValueError, IndexError):
         pass
     return None
+
+
+def _running(pid: int) -> bool:
+    """Whether any thread of `pid` is neither stopped nor dead (a vanished process is not running)."""
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for tid in threads:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as fh:
+                state = fh.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in ("T", "t", "Z", "X", "x"):
+            return True
+    return False
 
 
 class RunnerClient:
@@ -215,11 +236,47 @@ class RunnerClient:
             except (ProcessLookupError, PermissionError):
                 pass
 
+    def freeze(self) -> None:
+        """Every process of this runner's sandbox stopped, as seen by a look at each of their threads
+        after the signal. One pass that signals what it listed misses a process that forks and exits
+        in a loop (its pid is another by the time the signal goes out); passes are repeated until a
+        look finds nothing running. When FREEZE_S is not enough, the sandbox is killed whole (its pid
+        namespace dies with it) and RunnerFailed says so: nothing of it runs beside the baseline."""
+        deadline = time.monotonic() + FREEZE_S
+        while True:
+            self.signal_all(signal.SIGSTOP)
+            running = [pid for pid in self.members() if _running(pid)]
+            if not running:
+                return
+            if time.monotonic() > deadline:
+                self.kill()
+                raise RunnerFailed(f"the {self.role} runner's sandbox kept {len(running)} process(es) running "
+                                   f"that SIGSTOP did not hold for {FREEZE_S:.0f} s (a process that keeps "
+                                   "changing its pid); the sandbox was killed")
+            time.sleep(0.001)
+
+    def thaw(self) -> None:
+        self.signal_all(signal.SIGCONT)
+
     def _tail(self) -> str:
+        """The last bytes of the runner's log. The log lies in the runner's writable work dir, where
+        the candidate can swap it for a link to a file it cannot read (the judge would quote it), a
+        FIFO (the judge would block on it) or something endless (/dev/zero): it is opened without
+        following links or blocking, read only when it is a regular file, and from its end."""
         try:
-            text = self.log_path.read_bytes()[-600:].decode(errors="replace").strip()
+            fd = os.open(self.log_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         except OSError:
             return ""
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return ""
+            text = os.pread(fd, LOG_TAIL_BYTES, max(0, info.st_size - LOG_TAIL_BYTES))
+        except OSError:
+            return ""
+        finally:
+            os.close(fd)
+        text = text.decode(errors="replace").strip()
         return f": {text}" if text else ""
 
     def kill(self) -> None:
@@ -436,25 +493,31 @@ def _out_buffers(expected: Frozen, pattern: int) -> list[Shared]:
 def _received(buffers: list[Shared], meta, device: str = "cpu") -> Frozen:
     """What the runner wrote, copied out of the judge's buffers at once onto the judge's `device`
     (where the expected outputs are); layout and device as reported."""
-    if not isinstance(meta, list) or not all(isinstance(m, dict) for m in meta):
+    if not isinstance(meta, list) or len(meta) > protocol.MAX_FDS or not all(isinstance(m, dict) for m in meta):
+        for b in buffers:
+            b.close()
         raise RunnerFailed("malformed output description")
     tensors, strides, devices = [], [], []
     for i, m in enumerate(meta):
-        dtype, shape = str(m.get("dtype")), m.get("shape")
-        if not isinstance(shape, list) or not all(isinstance(s, int) for s in shape):
+        dtype, shape = str(m.get("dtype"))[:40], m.get("shape")
+        if not isinstance(shape, list) or len(shape) > MAX_DIMS or \
+                not all(type(s) is int and 0 <= s < MAX_EXTENT for s in shape):
+            for b in buffers:
+                b.close()
             raise RunnerFailed("malformed output shape")
         if i >= len(buffers) or dtype != buffers[i].dtype or tuple(shape) != buffers[i].shape:
             import torch
             if dtype not in protocol.DTYPES:
                 raise Mismatch(f"output {i} has dtype {dtype}")
-            tensors.append(torch.empty(shape, dtype=getattr(torch, dtype)))   # fails compare on shape/dtype
+            # no memory: compare fails it on count, shape or dtype before any value is read
+            tensors.append(torch.empty(shape, dtype=getattr(torch, dtype), device="meta"))
         else:
             view = buffers[i].tensor()
             tensors.append(view.to(device, copy=True))
             del view
         raw = m.get("strides")
-        strides.append(tuple(raw) if isinstance(raw, list) else ())
-        devices.append(str(m.get("device")))
+        strides.append(tuple(raw[:MAX_DIMS]) if isinstance(raw, list) else ())
+        devices.append(str(m.get("device"))[:40])
     for b in buffers:
         b.close()
     return Frozen(tensors, strides, devices)
@@ -490,7 +553,8 @@ class Judge:
 
     def load(self, runner: RunnerClient, args, expected: Frozen) -> None:
         described, shared = protocol.describe_args(args)
-        spec = [{"dtype": protocol.dtype_name(t), "shape": list(t.shape)} for t in expected.tensors]
+        spec = [{"dtype": protocol.dtype_name(t), "shape": list(t.shape), "strides": list(st)}
+                for t, st in zip(expected.tensors, expected.strides)]
         try:
             reply = runner.request({"op": "inputs", "args": described, "spec": spec}, [s.fd for s in shared])
         finally:
@@ -518,7 +582,10 @@ class Judge:
                     b.close()
             raise Mismatch(str(reply.get("error"))[:300])
         calls = reply.get("calls")
-        if not isinstance(calls, list) or len(calls) != len(patterns):
+        if not isinstance(calls, list) or len(calls) != len(patterns) or not all(isinstance(c, dict) for c in calls):
+            for bufs in buffers:
+                for b in bufs:
+                    b.close()
             raise RunnerFailed("malformed call reply")
         results = []
         for bufs, info in zip(buffers, calls):
@@ -677,7 +744,7 @@ class Judge:
                     # While the baseline is timed every process of the candidate's sandbox is stopped:
                     # nothing it left running can load the machine or the GPU against the baseline.
                     if name == "baseline":
-                        candidate.signal_all(signal.SIGSTOP)
+                        candidate.freeze()
                     try:
                         started = time.perf_counter()
                         reply = self._batch(runner, n, {**common, "pad_ms": pad}, keep=True, seed=seed,
@@ -685,7 +752,7 @@ class Judge:
                         wall_ms = (time.perf_counter() - started) * 1000.0
                     finally:
                         if name == "baseline":
-                            candidate.signal_all(signal.SIGCONT)
+                            candidate.thaw()
                     self.phases.seconds[f"timing: {name} batches"] += wall_ms / 1000.0
                     walls[name].append((wall_ms, n, sum(reply["samples"])))
                     samples[name] += reply["samples"]
@@ -743,11 +810,11 @@ class Judge:
         want = self.expected(rep_args)
         committed = digests[index]
         device_outs = got.tensors
+        if any(t.device.type == "meta" for t in device_outs):      # not the expected outputs at all
+            compare(self.task, got, want, what=f" (timed repetition {index}, checked after the batch)")
         actual = protocol.digest(device_outs, protocol.digest_weights(device_outs, runner.last_digest_seed))
         if not isinstance(committed, list) or len(committed) != len(actual) or not all(
-                isinstance(c, (int, float)) and (abs(c - a) <= DIGEST_RTOL * max(1.0, abs(a)) or
-                                                 (math.isnan(c) and math.isnan(a)))
-                for c, a in zip(committed, actual)):
+                type(c) is int and a is not None and c == a for c, a in zip(committed, actual)):
             raise Mismatch(f"timed repetition {index}: the outputs exported afterwards are not the ones "
                            "the runner committed to when the batch ended")
         del device_outs
@@ -910,10 +977,19 @@ def static_flags(task: Task, tree: Path, fp32_task: bool) -> list[str]:
         path = tree / rel
         if not path.is_file():
             continue
-        text = path.read_text(errors="replace")
+        raw = path.read_bytes()
         if path.suffix == ".py":
+            # Decoded as the importer decodes it (its coding declaration, a BOM): read as UTF-8, a
+            # latin-1 or UTF-7 file was another text to the checks than to Python (a syntax error:
+            # no flags at all). What the importer cannot decode does not import either.
+            try:
+                text = importlib.util.decode_source(raw)
+            except (SyntaxError, UnicodeDecodeError, LookupError, ValueError):
+                continue
             flags += static_checks.check_python(text, custom_kernel=True, fp32_task=fp32_task, filename=rel)
-        elif path.suffix in (".cu", ".hip", ".cuh", ".h", ".hpp", ".cpp", ".cc"):
+            continue
+        text = raw.decode(errors="replace")
+        if path.suffix in (".cu", ".hip", ".cuh", ".h", ".hpp", ".cpp", ".cc"):
             found = static_checks.check_native(text, fp32_task=fp32_task, filename=rel)
             if rel != task.entry:  # only the entry must hold the kernel itself
                 found = [f for f in found if not f.startswith("no_custom_kernel")]

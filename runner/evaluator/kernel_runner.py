@@ -49,6 +49,7 @@ class Runner:
         self.replay = None             # CUDA-graph replay of one call, when timing replays
         self.replay_state = None
         self.findings: list[str] = []
+        self.layouts: list = []        # relevant strides of the reference's outputs, per output
         self._pick = random.SystemRandom()
         self._spacer = None
 
@@ -94,6 +95,8 @@ class Runner:
         self.ring = []
         self.generators = [torch.Generator(device=a.device) if isinstance(a, torch.Tensor) else None for a in base]
         self.spec = [torch.empty(s["shape"], dtype=getattr(torch, s["dtype"]), device="meta") for s in msg["spec"]]
+        # the reference's layout, which every timed output must have (as every correctness output)
+        self.layouts = [_relevant(s["shape"], s.get("strides") or ()) for s in msg["spec"]]
         self.kept, self.replay, self.replay_state = [], None, None
         self.sync()
         return {"ok": True}
@@ -162,6 +165,31 @@ class Runner:
                 return f"output {i} is (a view of) an input, not a new tensor"
             if ptr is not None and ptr in seen:
                 return f"output {i} shares memory with another output"
+            seen.add(ptr)
+        return None
+
+    def _timed_output_problem(self, outs, inputs: set) -> str | None:
+        """What the correctness calls refuse, refused in timed repetitions too (outside the timed span):
+        the harness copies each repetition's outputs (`_keep`), and that copy would otherwise finish
+        the work of an output that is a view of an input (a transpose returned as `x.t()`) or of
+        another layout, at no cost to the sample."""
+        import torch
+        if len(outs) != len(self.spec):
+            return f"returned {len(outs)} outputs, expected {len(self.spec)}"
+        seen = set()
+        for k, (o, want, layout) in enumerate(zip(outs, self.spec, self.layouts)):
+            if type(o) is not torch.Tensor:
+                return f"output {k} is a {type(o).__name__}, not a torch.Tensor"
+            if o.shape != want.shape or o.dtype != want.dtype:
+                return f"output {k} is {o.dtype} {tuple(o.shape)}, expected {want.dtype} {tuple(want.shape)}"
+            if _relevant(o.shape, o.stride()) != layout:
+                return f"output {k} has strides {tuple(o.stride())}, not the reference's layout"
+            storage = o.untyped_storage()
+            ptr = storage.data_ptr() if storage.nbytes() else None
+            if ptr is not None and ptr in inputs:
+                return f"output {k} is (a view of) an input, not a new tensor"
+            if ptr is not None and ptr in seen:
+                return f"output {k} shares memory with another output"
             seen.add(ptr)
         return None
 
@@ -276,6 +304,8 @@ class Runner:
         watch_at = self._pick.randrange(n) if msg.get("watch") and self.device == "cuda" else -1
         samples, gaps, host, digests = [], [], [], []
         weights = None
+        inputs = {a.untyped_storage().data_ptr() for a in (*self.work, *self.base)
+                  if isinstance(a, torch.Tensor) and a.untyped_storage().nbytes()}
         self.kept = []
         no_launch = 0
         gc.collect(1)         # a full collection costs ~0.1 s with torch loaded; young garbage is what piles up
@@ -307,8 +337,9 @@ class Runner:
                     except Exception as exc:
                         self.findings.append(f"note: stream watch unavailable ({type(exc).__name__})")
                 outs = _as_tuple(out)
-                if any(type(o) is not torch.Tensor for o in outs):
-                    return {"ok": False, "error": "a timed call returned something other than torch.Tensor outputs"}
+                problem = self._timed_output_problem(outs, inputs)
+                if problem:
+                    return {"ok": False, "error": f"timed repetition {i}: {problem}"}
                 kept = self._keep(i, outs) if keep else outs
                 if weights is None:
                     weights = protocol.digest_weights(outs, int(msg["digest_seed"]))
@@ -374,6 +405,11 @@ class Runner:
                     except OSError:
                         pass
             protocol.send(sock, reply)
+
+
+def _relevant(shape, strides) -> tuple:
+    """The strides that define a layout: those of dimensions longer than 1 (as the judge compares)."""
+    return tuple(int(st) for n, st in zip(shape, strides) if n > 1)
 
 
 def _same(a, b) -> bool:

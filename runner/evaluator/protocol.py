@@ -25,6 +25,7 @@ Standard library only at import; torch is imported by the functions that need it
 from __future__ import annotations
 
 import array
+import fcntl
 import json
 import mmap
 import os
@@ -70,8 +71,8 @@ def receive(sock: socket.socket) -> tuple[dict, list[int]]:
         raise ProtocolError("oversized message")
     try:
         message = json.loads(data.decode())
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ProtocolError(f"unreadable message: {exc}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:   # nested past the parser's stack too
+        raise ProtocolError(f"unreadable message: {type(exc).__name__}") from None
     if not isinstance(message, dict):
         raise ProtocolError("a message must be a JSON object")
     return message, fds
@@ -101,8 +102,11 @@ class Shared:
         itemsize = _torch_dtype(dtype).itemsize
         self.nbytes = math.prod(self.shape) * itemsize
         if fd is None:
-            fd = os.memfd_create(f"gauntlet-{name}", os.MFD_CLOEXEC)
+            # Sealed at its size before it crosses: a receiver that shrank it would make the creator's
+            # mapping fault (SIGBUS) on its next read, killing the judge instead of failing the kernel.
+            fd = os.memfd_create(f"gauntlet-{name}", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
             os.ftruncate(fd, max(1, self.nbytes))
+            fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
         elif os.fstat(fd).st_size < self.nbytes:
             os.close(fd)
             raise ProtocolError("a shared buffer is smaller than its declared shape")
@@ -203,30 +207,49 @@ def perturbed(base, seed: int, delta: float = PERTURBATION, out=None, scratch=No
     return result
 
 
+def _words(tensor):
+    """A tensor's bytes as integers (int32 words; int16 or uint8 where its size is not a multiple of
+    4 bytes), row-major: what the digest sums."""
+    import torch
+    flat = tensor.detach().contiguous().reshape(-1)
+    if flat.dtype == torch.bool:
+        flat = flat.view(torch.uint8)
+    size = flat.element_size()
+    return flat.view(torch.int32 if size >= 4 else torch.int16 if size == 2 else torch.uint8)
+
+
 def digest_weights(outputs, seed: int) -> list:
-    """Random float32 weights in [-1, 1), one per output element, on the outputs' device."""
+    """The digest's key: random int32 weights, one per 32-bit word of each output (per element for
+    1- and 2-byte types), on the outputs' device."""
     import torch
     weights = []
     for i, o in enumerate(outputs):
         gen = torch.Generator(device=o.device).manual_seed((seed + i) % (2**62))
-        w = torch.rand(o.numel(), generator=gen, device=o.device, dtype=torch.float32)
-        weights.append(w.mul_(2.0).sub_(1.0))
+        weights.append(torch.randint(-2**31, 2**31, (_words(o).numel(),), generator=gen, device=o.device,
+                                     dtype=torch.int32))
     return weights
 
 
-def digest(outputs, weights) -> list[float]:
-    """One number per output: the weighted sum of its elements (float32). A runner commits to the
-    digests of every timed repetition before the judge names the one it checks; a correct digest
-    cannot be had without every element it sums. Computed by both sides with the same operations on
-    the same bytes, so an honest runner's digest is the judge's to the last bit or nearly."""
+def digest(outputs, weights) -> list[int | None]:
+    """One integer per output: sum over its words of (word XOR weight) * weight (int64, wrapping), a
+    keyed hash of its exact bytes. A runner commits to the digests of every timed repetition before the
+    judge names the one it checks, and the judge recomputes it from the bytes exported afterwards.
+    A weighted sum of the *values* was linear, so a linear kernel's digest followed from its inputs
+    without its outputs (w^T (A B) = (w^T A) B: O(n^2) for an O(n^3) matmul); the bits of a float
+    are no linear function of the values, the XOR keeps integer outputs from being one (an int32
+    matmul's plain weighted sum is Freivalds' check again), and integer sums are exact in any order,
+    so the judge asks for equality. None where an output's size does not fit its key."""
     import torch
-    values = []
+    values: list[int | None] = []
     for o, w in zip(outputs, weights):
-        if o.numel() != w.numel():
-            values.append(float("nan"))
+        words = _words(o)
+        if words.numel() != w.numel():
+            values.append(None)
             continue
-        flat = o.detach().reshape(-1)
-        values.append(float(torch.dot(flat if flat.dtype == torch.float32 else flat.float(), w)))
+        term = words.to(torch.int64)
+        term.bitwise_xor_(w)
+        term.mul_(w)
+        values.append(int(term.sum()))
     return values
 
 

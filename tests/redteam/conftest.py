@@ -93,10 +93,10 @@ def judge(scale_task, tmp_path):
     """judge(source, **evaluate_kwargs) -> Verdict, for the Triton fixture task."""
     from runner.evaluator.judge import evaluate
 
-    def run(source: str, splits=("seen",), measure=False, **kwargs):
+    def run(source: str | bytes, splits=("seen",), measure=False, **kwargs):
         candidate = tmp_path / f"candidate{len(list(tmp_path.glob('candidate*')))}"
         candidate.mkdir()
-        (candidate / "kernel.py").write_text(source)
+        (candidate / "kernel.py").write_bytes(source if isinstance(source, bytes) else source.encode())
         return Verdict(evaluate(scale_task, candidate, "cpu", splits=splits, measure=measure, **kwargs))
     return run
 
