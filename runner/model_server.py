@@ -20,6 +20,10 @@ retried request gets the same answer. Steps:
   {write = "notes.txt", content = "..."}           write a whole file
   {shell = "python3 -c 'print(1)'"}                run a shell command (timeout_s = N: the tool's own
                                                   time limit, as a model asks for one; Codex's default is 10 s)
+                                                  Codex's unified exec answers after at most 30 s with what
+                                                  ran so far: while the command runs, the model polls its
+                                                  session (write_stdin, no input, waiting timeout_s or 30 s
+                                                  each time) and only then plays the next step
   {text = "Done."}                                 final answer: the agent's turn ends here
   {error = 401}  {error = 429}  {error = 529}      an API error with that HTTP status (every request
                                                   at or past this step gets it, retries included)
@@ -339,15 +343,20 @@ def _make_handler(server: ScriptedModelServer):
             tools = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
             if not tools:
                 return self._openai_reply(body, [_message_item("ok")], 0, counted=False)
-            k = sum(1 for it in items if isinstance(it, dict) and it.get("type") in
-                    ("function_call", "custom_tool_call", "local_shell_call")
-                    or (isinstance(it, dict) and it.get("type") == "message" and it.get("role") == "assistant"))
+            turns = [it for it in items if isinstance(it, dict) and (
+                it.get("type") in ("function_call", "custom_tool_call", "local_shell_call")
+                or (it.get("type") == "message" and it.get("role") == "assistant"))]
+            polls = sum(1 for it in turns if it.get("name") == "write_stdin")
+            k = len(turns) - polls         # the step: polls of a running command are not steps
+            session = _running_exec_session(items) if "write_stdin" in tools else None
+            if session is not None:        # the last step's command still runs: wait on it, as a model must
+                return self._openai_reply(body, [_codex_poll(session, server.step(k - 1))], len(turns))
             step = server.step(k)
             if self._maybe_fail(step, "openai"):
                 return
             if "text" in step:
-                return self._openai_reply(body, [_message_item(step["text"])], k)
-            self._openai_reply(body, [_codex_tool(_with_check(step, body), tools)], k)
+                return self._openai_reply(body, [_message_item(step["text"])], len(turns))
+            self._openai_reply(body, [_codex_tool(_with_check(step, body), tools)], len(turns))
 
         def _openai_reply(self, body, output, k, counted=True):
             usage = ({"input_tokens": 200 + k, "input_tokens_details": {"cached_tokens": 50},
@@ -487,7 +496,6 @@ def _q(s: str) -> str:
 
 
 def _codex_tool(step: dict, tools: set) -> dict:
-    call_id = f"call_{uuid.uuid4().hex[:20]}"
     command = _shell_for(step)
     limit = {"timeout_ms": int(step["timeout_s"] * 1000)} if "timeout_s" in step else {}
     if "exec_command" in tools:
@@ -497,8 +505,38 @@ def _codex_tool(step: dict, tools: set) -> dict:
         name, args = "shell_command", {"command": command, **limit}
     else:
         name, args = "shell", {"command": ["bash", "-lc", command], **limit}
+    return _function_call(name, args)
+
+
+def _function_call(name: str, args: dict) -> dict:
     return {"type": "function_call", "id": f"fc_{uuid.uuid4().hex[:20]}", "status": "completed",
-            "call_id": call_id, "name": name, "arguments": json.dumps(args)}
+            "call_id": f"call_{uuid.uuid4().hex[:20]}", "name": name, "arguments": json.dumps(args)}
+
+
+# Codex's unified exec answers a call whose command outlives its wait with a header line
+# "Process running with session ID N" (one that ended says "Process exited with code C") above "Output:".
+_RUNNING_RE = re.compile(r"^Process running with session ID (\d+)\s*$", re.M)
+POLL_DEFAULT_MS = 30_000
+
+
+def _running_exec_session(items: list) -> int | None:
+    """The session id when the conversation's last item is the output of an exec_command or
+    write_stdin call whose command was still running; else None."""
+    last = items[-1] if items else None
+    if not isinstance(last, dict) or last.get("type") != "function_call_output":
+        return None
+    output = last.get("output")
+    text = output if isinstance(output, str) else " ".join(_strings(output))
+    header = text.split("\nOutput:", 1)[0]           # never match the command's own output
+    match = _RUNNING_RE.search(header)
+    return int(match.group(1)) if match else None
+
+
+def _codex_poll(session: int, step: dict) -> dict:
+    """write_stdin with no input: wait for more output of a running session (Codex lets an empty
+    poll wait up to 300 s, an exec_command only 30 s). Each poll waits the step's timeout_s."""
+    wait_ms = int(step["timeout_s"] * 1000) if "timeout_s" in step else POLL_DEFAULT_MS
+    return _function_call("write_stdin", {"session_id": session, "chars": "", "yield_time_ms": wait_ms})
 
 
 class CheckError(RuntimeError):

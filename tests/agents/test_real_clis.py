@@ -167,18 +167,19 @@ def test_agents_check_with_a_script_whose_edit_repeats_old_lines(agent, tmp_path
     assert "ok    edit landed in diff.patch" in proc.stdout, proc.stdout + proc.stderr
 
 
-# Codex is not here: its shell tool (unified exec) answers the model after at most 30 s with what ran
-# so far, and a model must poll the rest; the check (torch import, the Triton interpreter) takes longer
-# on a loaded CPU host, and the scripted model does not poll. tests/test_prompt.py runs the same
-# command through `bash -lc`, as Codex does.
-@pytest.mark.parametrize("agent", ["claude-code"])
+@pytest.mark.parametrize("agent", AGENTS)
 def test_the_prompts_check_command_runs_through_the_real_cli(agent, tmp_path, tasks_root):
     """The scripted model runs the correctness command the prompt gives (`{check}`), verbatim, through
-    the CLI's own shell tool: it must find the interpreter with torch and pass on the untouched kernel."""
+    the CLI's own shell tool: it must find the interpreter with torch and pass on the untouched kernel.
+    Codex runs it in a login shell (`bash -lc`, which resets PATH: issue 11), answers after at most
+    30 s with the command still running, and the scripted model polls the session until it exits."""
     script = [{"shell": "{check} && echo gauntlet-prompt-check-ok", "timeout_s": 280}, {"text": "Checked."}]
     out, _ = run_agent(agent, tmp_path, tasks_root, script, budget="300")
     steps = jsonl(attempt(out) / "agent" / "trajectory.jsonl")
     calls = [s for s in steps if s["type"] == "tool_call"]
     assert calls and "-m runner.evaluator" in json.dumps(calls[0]["input"]), calls
+    if agent == "codex":
+        assert calls[0]["input"]["command"].startswith("/bin/bash -lc "), calls      # the PATH-resetting shell
     outputs = [str(s.get("output")) for s in steps if s["type"] == "tool_result"]
     assert any("gauntlet-prompt-check-ok" in o for o in outputs), outputs
+    assert result(out)["status"] == "ok", result(out)
