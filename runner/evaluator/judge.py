@@ -146,9 +146,42 @@ def _running(pid: int) -> bool:
                 state = fh.read().rsplit(")", 1)[1].split()[0]
         except (OSError, IndexError):
             continue
-        if state not in ("T", "t", "Z", "X", "x"):
+        if state not in _STOPPED:
             return True
     return False
+
+
+_STOPPED = ("T", "t", "Z", "X", "x")
+_HAS_CHILDREN_LISTS = os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
+
+
+def _stop_tree(root: int) -> bool:
+    """SIGSTOP `root` and every descendant, found through /proc/<pid>/task/<tid>/children as the walk
+    goes; True when every thread found was already stopped (or dead) and nothing vanished mid-look."""
+    clean, stack, seen = True, [root], set()
+    while stack:
+        pid = stack.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            os.kill(pid, signal.SIGSTOP)
+            tids = os.listdir(f"/proc/{pid}/task")
+        except (ProcessLookupError, PermissionError, OSError):
+            clean = False                  # vanished under the look: the sandbox is still changing
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/stat") as fh:
+                    state = fh.read().rsplit(")", 1)[1].split()[0]
+                with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                    stack.extend(int(k) for k in fh.read().split())
+            except (OSError, IndexError, ValueError):
+                clean = False
+                continue
+            if state not in _STOPPED:
+                clean = False
+    return clean
 
 
 class RunnerClient:
@@ -237,23 +270,29 @@ class RunnerClient:
                 pass
 
     def freeze(self) -> None:
-        """Every process of this runner's sandbox stopped, as seen by a look at each of their threads
-        after the signal. One pass that signals what it listed misses a process that forks and exits
-        in a loop (its pid is another by the time the signal goes out); passes are repeated until a
-        look finds nothing running. When FREEZE_S is not enough, the sandbox is killed whole (its pid
-        namespace dies with it) and RunnerFailed says so: nothing of it runs beside the baseline."""
+        """Every process of this runner's sandbox stopped, as a look at each of their threads sees it
+        after the signal. A pass that signals what it listed misses a process that forks and exits in
+        a loop (its pid is another by the time the signal goes out), and a look that skips what
+        vanished under it can miss it too; so in the namespace modes the judge walks the sandbox's
+        tree through the kernel's per-thread children lists from the runner's root, stopping each
+        process as it finds it, and counts a look clean only when every process it found was already
+        stopped and none vanished (a stopped process neither forks nor exits). When FREEZE_S is not
+        enough, the sandbox is killed whole (its pid namespace dies with it) and RunnerFailed says
+        so: nothing of it runs beside the baseline."""
         deadline = time.monotonic() + FREEZE_S
         while True:
-            self.signal_all(signal.SIGSTOP)
-            running = [pid for pid in self.members() if _running(pid)]
-            if not running:
+            if self.uid is None and _HAS_CHILDREN_LISTS:
+                clean = _stop_tree(self.proc.pid)
+            else:                          # setpriv (by uid) or no children lists: by /proc scan
+                self.signal_all(signal.SIGSTOP)
+                clean = not any(_running(pid) for pid in self.members())
+            if clean:
                 return
             if time.monotonic() > deadline:
                 self.kill()
-                raise RunnerFailed(f"the {self.role} runner's sandbox kept {len(running)} process(es) running "
-                                   f"that SIGSTOP did not hold for {FREEZE_S:.0f} s (a process that keeps "
-                                   "changing its pid); the sandbox was killed")
-            time.sleep(0.001)
+                raise RunnerFailed(f"the {self.role} runner's sandbox kept processes running that SIGSTOP "
+                                   f"did not hold for {FREEZE_S:.0f} s (a process that keeps changing its "
+                                   "pid); the sandbox was killed")
 
     def thaw(self) -> None:
         self.signal_all(signal.SIGCONT)
