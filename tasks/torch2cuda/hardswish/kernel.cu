@@ -1,0 +1,13 @@
+// Hardswish, y = x * relu6(x + 3) / 6, float32. See README.md.
+//
+// Stub: compiles and launches nothing, so it fails the correctness check. Replace it with a kernel.
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+extern "C" int launch(const float* x,   // [n]
+                      int64_t n,
+                      float* y,         // [n] output
+                      void* stream) {
+    (void)x; (void)n; (void)y; (void)stream;
+    return 0;
+}
