@@ -1,0 +1,145 @@
+// GroupNorm: per (batch, group) mean / variance over (channels / groups) * hw elements, then
+// y = (x - mean) * rsqrt(var + eps) * w[channel] + b[channel], float32.
+//
+// A (batch, group) pair is one contiguous "row" of (channels / groups) * hw elements, so this is
+// a LayerNorm over batch * groups rows with a per-channel affine. One kernel: y is written once,
+// x read three times per row (mean, variance, output), from cache unless the row is long.
+// Short rows (<= 1024) get a group of 4..32 lanes each, reduced with shuffles; longer rows a
+// block each, reduced through shared memory.
+#include <hip/hip_runtime.h>
+#include <stdint.h>
+#include <math.h>
+
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int off = warpSize / 2; off > 0; off >>= 1) v += __shfl_xor(v, off);
+    return v;
+}
+__device__ __forceinline__ float warp_max(float v) {
+    for (int off = warpSize / 2; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor(v, off));
+    return v;
+}
+// Reductions over a group of G lanes (G divides 32, groups aligned inside one warp).
+template <int G> __device__ __forceinline__ float group_sum(float v) {
+    for (int off = G / 2; off > 0; off >>= 1) v += __shfl_xor(v, off, G);
+    return v;
+}
+template <int G> __device__ __forceinline__ float group_max(float v) {
+    for (int off = G / 2; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor(v, off, G));
+    return v;
+}
+// Block-wide reductions (blockDim.x a multiple of 32, at most 1024); every thread gets the result.
+__device__ float block_sum(float v) {
+    __shared__ float partial[32];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = warp_sum(v);
+    if (lane == 0) partial[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < (int)(blockDim.x / 32) ? partial[lane] : 0.0f;
+        v = warp_sum(v);
+        if (lane == 0) partial[0] = v;
+    }
+    __syncthreads();
+    v = partial[0];
+    __syncthreads();  // partial[] may be reused right after
+    return v;
+}
+__device__ float block_max(float v) {
+    __shared__ float partial[32];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = warp_max(v);
+    if (lane == 0) partial[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < (int)(blockDim.x / 32) ? partial[lane] : -INFINITY;
+        v = warp_max(v);
+        if (lane == 0) partial[0] = v;
+    }
+    __syncthreads();
+    v = partial[0];
+    __syncthreads();
+    return v;
+}
+
+struct BlockR {
+    __device__ static float sum(float v) { return block_sum(v); }
+    __device__ static float max(float v) { return block_max(v); }
+};
+template <int G> struct GroupR {
+    __device__ static float sum(float v) { return group_sum<G>(v); }
+    __device__ static float max(float v) { return group_max<G>(v); }
+};
+
+// One (batch, group) row of cols = (channels / groups) * hw contiguous elements: mean, then the
+// variance of the centred values (two-pass, no cancellation), then the output with the weight
+// and bias of channel (group * channels_per_group + j / hw).
+template <class R>
+__device__ __forceinline__ void row_op(const float* __restrict__ x, const float* __restrict__ w, const float* __restrict__ b, int64_t rows, int64_t cols, int64_t hw, int64_t groups, float eps, float* __restrict__ y, int64_t row, int lane, int nlanes, bool write) {
+    const float* xr = x + row * cols;
+    float s = 0.0f;
+#pragma unroll 4
+    for (int64_t j = lane; j < cols; j += nlanes) s += xr[j];
+    const float mean = R::sum(s) / (float)cols;
+    float v = 0.0f;
+#pragma unroll 4
+    for (int64_t j = lane; j < cols; j += nlanes) { const float d = xr[j] - mean; v += d * d; }
+    const float rstd = rsqrtf(R::sum(v) / (float)cols + eps);
+    if (!write) return;
+    float* yr = y + row * cols;
+    const int64_t ch0 = (row % groups) * (cols / hw);
+    for (int64_t j = lane; j < cols; j += nlanes) {
+        const int64_t ch = ch0 + j / hw;
+        yr[j] = (xr[j] - mean) * rstd * w[ch] + b[ch];
+    }
+}
+
+// ---- layouts: G lanes per row (short rows) or one block per row ------------------------------
+template <int G>
+__global__ void row_group(const float* __restrict__ x, const float* __restrict__ w, const float* __restrict__ b, int64_t rows, int64_t cols, int64_t hw, int64_t groups, float eps, float* __restrict__ y) {
+    const int64_t r = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / G;
+    // Lanes past the last row redo row rows-1 without writing: every lane must reach the shuffles.
+    const bool write = r < rows;
+    row_op<GroupR<G>>(x, w, b, rows, cols, hw, groups, eps, y, write ? r : rows - 1, (int)(threadIdx.x % G), G, write);
+}
+
+__global__ void __launch_bounds__(1024) row_block(const float* __restrict__ x, const float* __restrict__ w, const float* __restrict__ b, int64_t rows, int64_t cols, int64_t hw, int64_t groups, float eps, float* __restrict__ y) {
+    for (int64_t r = blockIdx.x; r < rows; r += gridDim.x)
+        row_op<BlockR>(x, w, b, rows, cols, hw, groups, eps, y, r, (int)threadIdx.x, (int)blockDim.x, true);
+}
+
+template <int G>
+static void launch_group(const float* __restrict__ x, const float* __restrict__ w, const float* __restrict__ b, int64_t rows, int64_t cols, int64_t hw, int64_t groups, float eps, float* __restrict__ y, hipStream_t st) {
+    const int threads = 256;
+    const int64_t rows_per_block = threads / G;
+    const int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
+    row_group<G><<<(unsigned)blocks, threads, 0, st>>>(x, w, b, rows, cols, hw, groups, eps, y);
+}
+
+static int run(const float* __restrict__ x, const float* __restrict__ w, const float* __restrict__ b, int64_t rows, int64_t cols, int64_t hw, int64_t groups, float eps, float* __restrict__ y, hipStream_t st) {
+    if (cols <= 1024) {
+        // A group of lanes per row, sized to the row, so short rows do not idle most of a warp.
+        if (cols <= 16)      launch_group<4>(x, w, b, rows, cols, hw, groups, eps, y, st);
+        else if (cols <= 32) launch_group<8>(x, w, b, rows, cols, hw, groups, eps, y, st);
+        else if (cols <= 64) launch_group<16>(x, w, b, rows, cols, hw, groups, eps, y, st);
+        else                 launch_group<32>(x, w, b, rows, cols, hw, groups, eps, y, st);
+    } else {
+        // Few rows: big blocks so each row keeps many loads in flight.
+        const int threads = rows < 1024 ? 1024 : 256;
+        const int64_t blocks = rows < 65535 * 8 ? rows : 65535 * 8;
+        row_block<<<(unsigned)blocks, threads, 0, st>>>(x, w, b, rows, cols, hw, groups, eps, y);
+    }
+    return hipGetLastError() != hipSuccess;
+}
+
+extern "C" int launch(const float* x,       // [batch, channels, hw]
+                      const float* w,       // [channels] weight
+                      const float* b,       // [channels] bias
+                      int64_t batch, int64_t channels, int64_t hw, int64_t groups,
+                      float eps,
+                      float* y,             // [batch, channels, hw] output
+                      void* stream) {
+    if (groups <= 0 || channels % groups != 0) return 1;  // outside the contract
+    if (batch <= 0 || channels <= 0 || hw <= 0) return 0;
+    const int64_t rows = batch * groups, cols = (channels / groups) * hw;
+    return run(x, w, b, rows, cols, hw, groups, eps, y, (hipStream_t)stream);
+}
