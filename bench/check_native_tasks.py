@@ -212,6 +212,10 @@ def main() -> int:
     opts = ap.parse_args()
 
     import torch
+    # What a float32 task means in the judge (protocol.strict_float32): IEEE float32, no TF32 in
+    # cuDNN convolutions or matmuls, or a float32 reference is off by ~1e-3 on an H100.
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
     have_gpu = torch.cuda.is_available() and not opts.compile_only
     arch = opts.arch or (("sm_%d%d" % torch.cuda.get_device_capability()) if have_gpu else "sm_90")
     nvcc_version = subprocess.run([nvcc_path(), "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]

@@ -51,11 +51,12 @@ __global__ void __launch_bounds__(THREADS) moe_route(const float* __restrict__ l
             if (lane + s * G == best_id) v[s] = -INFINITY;  // the owning lane drops the pick
     }
     if (!valid || lane != 0) return;
+    const float max_logit = top_val[0];  // read before the loop below overwrites top_val[0]
     float sum = 0.0f;
 #pragma unroll
     for (int r = 0; r < MAX_K; ++r) {
         if (r >= k) break;
-        top_val[r] = expf(top_val[r] - top_val[0]);  // top_val[0] is the token's max logit
+        top_val[r] = expf(top_val[r] - max_logit);
         sum += top_val[r];
     }
     const float inv = 1.0f / sum;
