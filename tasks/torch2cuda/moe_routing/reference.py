@@ -16,7 +16,9 @@ def make_inputs(config: dict, generator: torch.Generator, device: str) -> list:
 
 
 def reference(logits, tokens, experts, k):
-    probs = torch.softmax(logits, dim=-1)
-    weights, ids = torch.topk(probs, k, dim=-1)            # sorted: the most likely expert first
-    weights = weights / weights.sum(dim=-1, keepdim=True)  # renormalised over the chosen k
-    return weights, ids
+    # The top-k of the softmax are the top-k logits (softmax is monotonic), and their renormalised
+    # probabilities are a softmax over the chosen logits (the full denominator cancels). Picking by
+    # logit rather than by probability keeps the ids defined where probabilities underflow to equal
+    # zeros (the judge's outlier inputs scale some logits by 50).
+    top, ids = torch.topk(logits, k, dim=-1)               # sorted: the most likely expert first
+    return torch.softmax(top, dim=-1), ids
