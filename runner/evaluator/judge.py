@@ -134,6 +134,15 @@ def _uid_of(pid: int) -> int | None:
     return None
 
 
+def _proc_state(stat_path: str) -> str | None:
+    """The one-letter state in a /proc .../stat file (R, S, T, Z, ...); None when it is gone."""
+    try:
+        with open(stat_path) as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
 def _running(pid: int) -> bool:
     """Whether any thread of `pid` is neither stopped nor dead (a vanished process is not running)."""
     try:
@@ -141,12 +150,8 @@ def _running(pid: int) -> bool:
     except OSError:
         return False
     for tid in threads:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/stat") as fh:
-                state = fh.read().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if state not in _STOPPED:
+        state = _proc_state(f"/proc/{pid}/task/{tid}/stat")
+        if state is not None and state not in _STOPPED:
             return True
     return False
 
@@ -362,15 +367,7 @@ def _wait_gone(pids, timeout_s: float = 10.0) -> None:
     deadline = time.monotonic() + timeout_s
     alive = list(pids)
     while alive and time.monotonic() < deadline:
-        still = []
-        for pid in alive:
-            try:
-                with open(f"/proc/{pid}/stat") as fh:
-                    if fh.read().rsplit(")", 1)[1].split()[0] != "Z":
-                        still.append(pid)
-            except (OSError, IndexError):
-                pass
-        alive = still
+        alive = [pid for pid in alive if _proc_state(f"/proc/{pid}/stat") not in (None, "Z")]
         if alive:
             time.sleep(0.02)
 
