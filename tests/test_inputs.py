@@ -172,7 +172,8 @@ def test_eval_with_an_empty_tasks_root_says_so(tasks_root, tmp_path):
 
 
 @pytest.mark.parametrize("command,asked,meant", [
-    (["tasks", "show"], "softmax", "cuda2cuda/softmax, hip2hip/softmax, triton2triton/softmax"),
+    (["tasks", "show"], "softmax", "cuda2cuda/softmax, hip2hip/softmax, torch2cuda/softmax, torch2hip/softmax, "
+                                   "torch2triton/softmax, triton2triton/softmax"),
     (["tasks", "show"], "cuda2cuda/sofmax", "cuda2cuda/softmax"),
     (["tasks", "list"], "softmx", "cuda2cuda/softmax"),
 ])
