@@ -124,7 +124,7 @@ def compare(task: TaskInfo, out, ref) -> tuple[bool, str]:
     if out.shape != ref.shape or out.dtype != ref.dtype:
         return False, f"got {tuple(out.shape)} {out.dtype}, want {tuple(ref.shape)} {ref.dtype}"
     atol, rtol = task.tol(ref.dtype)
-    ok = torch.allclose(out, ref, atol=atol, rtol=rtol)
+    ok = torch.allclose(out.double(), ref.double(), atol=atol, rtol=rtol)   # float8 has no allclose of its own
     err = (out.float() - ref.float()).abs().max().item()
     return ok, f"max|err|={err:.2e}"
 

@@ -34,8 +34,9 @@ CUDA_TASKS = ("triton2triton/softmax", "triton2triton/matmul", "torch2triton/rms
               "cuda2cuda/softmax", "cuda2cuda/transpose", "torch2cuda/rmsnorm", "torch2cuda/bias_gelu_residual")
 
 
-def evaluate(task: str, candidate: Path | None, out: Path, pythonpath: str, extra=(), timeout=600) -> dict:
-    argv = [sys.executable, "-m", "runner.evaluator", str(ROOT / "tasks" / task), "--tasks-root", str(ROOT / "tasks"),
+def evaluate(task: str, candidate: Path | None, out: Path, pythonpath: str, extra=(), timeout=600,
+             tasks_root: Path = ROOT / "tasks") -> dict:
+    argv = [sys.executable, "-m", "runner.evaluator", str(tasks_root / task), "--tasks-root", str(tasks_root),
             "--device", "cuda", "--out", str(out), *extra]
     if candidate is not None:
         argv += ["--candidate", str(candidate)]
@@ -97,11 +98,23 @@ def fidelity(args) -> dict:
     return {"results": results, "summary": summary}
 
 
+def _tasks_for_old(dest: Path) -> Path:
+    """tasks/ as the old evaluator's loader reads it: without the [performance] tables it predates."""
+    import re
+    import shutil
+    shutil.copytree(ROOT / "tasks", dest)
+    for toml in dest.glob("*/*/task.toml"):
+        toml.write_text(re.sub(r"\n\[performance\]\n(#.*\n)*max_speedup = .*\n", "\n", toml.read_text()))
+    return dest
+
+
 def overhead(args) -> dict:
     results = []
+    old_tasks = _tasks_for_old(Path(tempfile.mkdtemp()) / "tasks")
     for task in args.tasks:
         cand = ROOT / "tasks" / task / "solution"
-        old = evaluate(task, cand, args.out / f"old-{task.replace('/', '_')}.json", args.old)
+        old = evaluate(task, old_tasks / task / "solution", args.out / f"old-{task.replace('/', '_')}.json", args.old,
+                       tasks_root=old_tasks)
         new = evaluate(task, cand, args.out / f"new-{task.replace('/', '_')}.json", str(ROOT))
         results.append({"task": task, "old_s": old["wall_s"], "new_s": new["wall_s"],
                         "ratio": round(new["wall_s"] / old["wall_s"], 3),
@@ -373,11 +386,8 @@ def main(argv=None) -> int:
     parser.add_argument("--calls", type=int, default=30)
     parser.add_argument("--cheats", nargs="*", default=[], help="redteam: only these (default: all)")
     parser.add_argument("--eval-args", nargs="*", default=[])
-    parser.add_argument("--candidate-first", action="store_true", help="time the candidate's batch first in each round")
     args = parser.parse_args(argv)
     args.out = args.out.resolve()
-    if args.candidate_first:
-        os.environ["GAUNTLET_JUDGE_ORDER"] = "candidate-first"
     args.out.mkdir(parents=True, exist_ok=True)
     result = {"fidelity": fidelity, "overhead": overhead, "redteam": redteam, "ncu": ncu}[args.mode](args)
     (args.out / f"{args.mode}.json").write_text(json.dumps(result, indent=1))

@@ -512,7 +512,7 @@ class Attempt:
             check = (f"{python} -m runner.evaluator {sandbox.path(workspace.path)} --workspace "
                      f"--device {self.options.device} --split seen")
             prompt_path.write_text(build_prompt(task, budget, deadline, check, self.options.device, python,
-                                                self.options.max_speedup))
+                                                task.speedup_limit(self.options.max_speedup)))
             ctx = AttemptContext(task_id=task.id, workspace=workspace.path,
                                  workspace_in_sandbox=sandbox.path(workspace.path), prompt_file=prompt_path,
                                  prompt_in_sandbox=sandbox.path(prompt_path), budget_s=budget,

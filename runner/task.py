@@ -16,17 +16,19 @@ PLATFORMS = ("cuda", "rocm", "cpu")
 LANGUAGE_BY_TARGET = {"hip": "hip", "cuda": "cuda", "triton": "triton"}
 
 _TOP_KEYS = {"id", "category", "platforms", "description", "extends", "workspace", "candidate",
-             "reference", "configs", "tolerance", "solution", "space"}
+             "reference", "configs", "tolerance", "solution", "space", "performance"}
 _TABLE_KEYS = {
     "workspace": {"files", "editable"},
     "candidate": {"entry", "symbol", "compile_flags"},
     "reference": {"module"},
     "configs": {"seen", "hidden"},
     "solution": {"dir"},
+    "performance": {"max_speedup"},
 }
 _REQUIRED = ("id", "category", "platforms", "description", "workspace.files", "workspace.editable",
              "candidate.entry", "candidate.symbol", "reference.module", "configs.seen")
-_TOLERANCE_DTYPES = {"float64", "float32", "float16", "bfloat16", "int32", "int64", "bool"}
+_TOLERANCE_DTYPES = {"float64", "float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "int32", "int64",
+                     "bool"}
 
 
 class TaskError(ValueError):
@@ -49,6 +51,9 @@ DEFAULT_TOLERANCES = {
     "float32": Tolerance(1e-4, 1e-4),
     "float16": Tolerance(1e-2, 1e-2),
     "bfloat16": Tolerance(2e-2, 2e-2),
+    # float8: one unit in the last place (3 and 2 mantissa bits), the smallest subnormal as atol
+    "float8_e4m3fn": Tolerance(2.0 ** -9, 0.125),
+    "float8_e5m2": Tolerance(2.0 ** -16, 0.25),
 }
 
 
@@ -108,6 +113,7 @@ class Task:
     solution_dir: Path | None
     bases: tuple[Path, ...] = field(default=())  # folders of extended tasks, nearest first
     space: Space | None = None       # [space]: fresh unseen configs may be drawn (--unseen N)
+    max_speedup: float | None = None # [performance]: the author's vetted cap, measured against this baseline
 
     @property
     def source(self) -> str:
@@ -121,6 +127,11 @@ class Task:
     def baseline_is_reference(self) -> bool:
         """PyTorch->X tasks are measured against the PyTorch reference, X->X against the original."""
         return self.source == "torch"
+
+    def speedup_limit(self, run_limit: float) -> float:
+        """The excessive-speedup threshold in force: the run's, or the task's own when higher (an X->X
+        task's naive baseline is beaten by far more than 10x by an honest kernel on some shapes)."""
+        return max(run_limit, self.max_speedup or 0.0)
 
     def tolerance(self, dtype: str) -> Tolerance:
         return self.tolerances.get(dtype) or DEFAULT_TOLERANCES.get(dtype) or Tolerance(0.0, 0.0)
@@ -211,6 +222,8 @@ def _merged(path: Path, tasks_root: Path, seen: tuple[Path, ...] = ()) -> tuple[
         raise TaskError(path, "extends", "circular extends")
     base, base_bases = _merged(base_dir / "task.toml", tasks_root, seen + (path.parent.resolve(),))
     merged = {k: v for k, v in base.items() if k not in ("id", "category", "extends")}
+    if str(base.get("category", "")).startswith("torch2") != str(data.get("category", "")).startswith("torch2"):
+        merged.pop("performance", None)    # a speedup cap was measured against the base's baseline, not this one
     for key, value in data.items():
         if isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key] = {**merged[key], **value}
@@ -439,12 +452,17 @@ def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bo
         tolerances[dtype] = Tolerance(float(tol["atol"]), float(tol["rtol"]))
 
     space = _space(path, data["space"]) if "space" in data else None
+    max_speedup = _get(data, "performance.max_speedup")
+    if max_speedup is not None and (isinstance(max_speedup, bool) or not isinstance(max_speedup, (int, float))
+                                    or not 1 < max_speedup < math.inf):
+        raise TaskError(path, "performance.max_speedup", f"must be a finite number > 1, not {max_speedup!r}")
 
     task = Task(id=data["id"], category=category, platforms=tuple(platforms),
                 description=data["description"].strip(), root=task_dir, files=files,
                 editable=tuple(editable), entry=entry, symbol=symbol, compile_flags=flags,
                 reference=reference, seen_file=seen_file, hidden_file=hidden_file,
-                tolerances=tolerances, solution_dir=solution_dir, bases=bases, space=space)
+                tolerances=tolerances, solution_dir=solution_dir, bases=bases, space=space,
+                max_speedup=float(max_speedup) if max_speedup is not None else None)
     seen = task.configs("seen")
     seen_names = {c.name for c in seen}
     if space is not None:  # a drawn config must carry exactly what make_inputs reads

@@ -32,6 +32,9 @@ def test_fixture_loads(tasks_root):
     ('id = "triton2triton/scale"', 'id = "triton2triton/other"', "id", "must be"),
     ('hidden = "hidden/configs.toml"\n', '', "configs.hidden", "missing"),
     ('dir = "solution"', 'dir = "nowhere"', "solution.dir", "not found"),
+    ('dir = "solution"', 'dir = "solution"\n[performance]\nmax_speedup = 1', "performance.max_speedup", "> 1"),
+    ('dir = "solution"', 'dir = "solution"\n[performance]\nmax_speedup = "lots"', "performance.max_speedup", "> 1"),
+    ('dir = "solution"', 'dir = "solution"\n[performance]\ncap = 3', "performance.cap", "unknown key"),
 ])
 def test_loader_errors_name_file_and_field(tasks_root, old, new, field, words):
     path = edit(tasks_root, SCALE, old, new)
@@ -68,6 +71,21 @@ def test_extends_reuses_base_files_without_copies(tasks_root):
     assert task.reference == tasks_root / SCALE / "reference.py"
     assert task.hidden_file == tasks_root / SCALE / "hidden" / "configs.toml"
     assert sorted(p.name for p in twin.iterdir()) == ["task.toml"]
+
+
+def test_a_vetted_speedup_cap_is_inherited_only_with_the_same_kind_of_baseline(tasks_root):
+    """The cap is measured against one baseline: a PyTorch->X twin of an X->X task (or the reverse)
+    must not inherit it, a task with the same kind of baseline does; the run's higher limit wins."""
+    edit(tasks_root, SCALE, 'dir = "solution"', 'dir = "solution"\n[performance]\nmax_speedup = 500')
+    base = load_task(tasks_root / SCALE, tasks_root)
+    assert base.max_speedup == 500 and base.speedup_limit(10.0) == 500 and base.speedup_limit(900.0) == 900
+    for category, inherits in (("torch2triton", False), ("triton2triton", True)):
+        twin = tasks_root / category / "twin"
+        twin.mkdir(parents=True)
+        (twin / "task.toml").write_text(f'id = "{category}/twin"\ncategory = "{category}"\nextends = "{SCALE}"\n')
+        task = load_task(twin, tasks_root)
+        assert task.max_speedup == (500 if inherits else None), category
+        assert task.speedup_limit(10.0) == (500 if inherits else 10.0)
 
 
 def test_selectors(tasks_root):

@@ -79,7 +79,8 @@ def receive(sock: socket.socket) -> tuple[dict, list[int]]:
 
 
 # -- tensors by value -----------------------------------------------------------------------------
-DTYPES = ("float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool")
+DTYPES = ("float64", "float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "int64", "int32", "int16", "int8",
+          "uint8", "bool")
 
 
 def _torch_dtype(name: str):
@@ -199,6 +200,8 @@ def perturbed(base, seed: int, delta: float = PERTURBATION, out=None, scratch=No
             u.mul_(2.0 * delta).add_(1.0 - delta)
             if a.dtype == torch.float32:
                 torch.mul(a, u, out=target)
+            elif a.element_size() == 1:          # float8: no arithmetic of its own
+                target.copy_((a.float() * u).to(a.dtype))
             else:
                 target.copy_(a * u.to(a.dtype))
         else:

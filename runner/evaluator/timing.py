@@ -80,7 +80,7 @@ def method(device: str, regime: str = "cold", graph: bool = False) -> str:
     flush = "cold L2 (256 MB read) per call" if regime == "cold" else "warm L2, back-to-back calls"
     calls = "CUDA-graph replay of each call" if graph else "eager calls"
     return (f"cuda-events less the empty event pair, {calls}, {flush}, device spin covering the host launch, "
-            f"device-wide sync bound per call, median, alternating rounds, gc off")
+            f"device-wide sync bound per call, median, alternating rounds (random first), gc off")
 
 
 @dataclass

@@ -338,6 +338,21 @@ def test_excessive_speedup_is_flagged_and_scores_zero(judge):
     assert v.correct and v.flagged("excessive_speedup") and v.aka == 0 and v.bounded == 0, v.flags
 
 
+def test_a_tasks_vetted_cap_raises_the_threshold(scale_task, tmp_path):
+    """A task's `[performance] max_speedup` (its author's measurement) is the threshold in force when
+    above the run's: the same speedup that is flagged above is not, and the verdict records it."""
+    import dataclasses
+    from runner.evaluator.judge import evaluate
+    candidate = tmp_path / "c"
+    candidate.mkdir()
+    (candidate / "kernel.py").write_text(KERNEL + "\ndef forward(x, alpha):\n    return honest(x, alpha)\n")
+    ev = evaluate(dataclasses.replace(scale_task, max_speedup=1e12), candidate, "cpu", splits=("seen",),
+                  max_speedup=1e-9)
+    assert ev.max_speedup == 1e12
+    assert all(c.correct and c.speedup for c in ev.configs), ev.configs
+    assert not any("excessive_speedup" in f for c in ev.configs for f in c.flags), [c.flags for c in ev.configs]
+
+
 def test_excessive_speedup_on_a_drawn_config_is_a_note(scale_task, tmp_path):
     """A drawn shape was never vetted against the baseline: the excess is a note there, while the
     same speedup on a seen config is flagged."""
