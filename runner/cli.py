@@ -58,7 +58,8 @@ class _PositiveFinite(click.ParamType):
 def _timing_options(fn):
     """How the evaluator times baseline and candidate (docs/evaluation.md, "Timing")."""
     fn = click.option("--max-speedup", type=_PositiveFinite(), default=MAX_SPEEDUP, show_default=True,
-                      help="Flag (and score zero) a config whose speedup exceeds this.")(fn)
+                      help="Flag (and score zero) a config whose speedup exceeds this (a task's "
+                           "[performance] max_speedup, when higher, is used for that task).")(fn)
     fn = click.option("--graph", is_flag=True,
                       help="Time CUDA-graph replays of each call instead of eager calls (GPU; AKA parity).")(fn)
     fn = click.option("--timing-regime", type=click.Choice(REGIMES), default="cold", show_default=True,

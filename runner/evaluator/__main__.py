@@ -44,7 +44,8 @@ def main(argv=None) -> int:
     parser.add_argument("--graph", action="store_true",
                         help="time CUDA-graph replays of each call (baseline and candidate alike; GPU only)")
     parser.add_argument("--max-speedup", type=float, default=MAX_SPEEDUP,
-                        help="flag (and score zero) a config faster than this over the baseline")
+                        help="flag (and score zero) a config faster than this over the baseline (the "
+                             "task's [performance] max_speedup when higher)")
     parser.add_argument("--nonce-stdin", action="store_true",
                         help="read a nonce from stdin before any candidate code runs and echo it in the "
                              "JSON: the host accepts only a file carrying it")

@@ -86,3 +86,24 @@ def test_the_interference_rule(beside, clean, kind, expected):
     assert (finding.split(":")[0] if finding else None) == (expected.split(":")[0] if expected else None)
     if expected:
         assert finding.startswith(expected)
+
+
+@pytest.mark.parametrize("base_ms,cand_over_ms,skipped", [
+    (19.0, 0.15, False),    # honest beside a 19 ms naive baseline: -0.85 ms is within 5 % of it
+    (1.0, 0.15, True),      # the same shortfall beside a 1 ms baseline: steps were skipped
+    (1.0, 0.7, False),      # within the 0.5 ms floor
+])
+def test_the_time_bounds_negative_side_grows_with_the_baseline(base_ms, cand_over_ms, skipped):
+    """The bound's figure subtracts the baseline's unexplained time per call, as noisy as the
+    baseline's calls are long: below zero the limit is max(the positive side's, 5 % of the
+    baseline's median); above zero it stays the candidate's own (0.5 ms floor here)."""
+    from types import SimpleNamespace
+    from runner.evaluator.timing import Timed
+    base, cand = Timed(median_ms=base_ms, samples=100), Timed(median_ms=0.03, samples=100)
+    n = 100
+    walls = {"baseline": [((base_ms + 1.0) * n, n, base_ms * n)] * 3,           # 1 ms a call unexplained
+             "candidate": [((0.03 + cand_over_ms) * n, n, 0.03 * n)] * 3}
+    bound = judge_module.Judge._bound(SimpleNamespace(kind="gpu"), walls, base, cand)
+    assert bound["excess_ms"] == pytest.approx(cand_over_ms - 1.0)
+    assert bound["limit_ms"] == pytest.approx(0.5)
+    assert (bound["excess_ms"] < -bound["low_limit_ms"]) is skipped

@@ -353,6 +353,18 @@ def test_a_tasks_vetted_cap_raises_the_threshold(scale_task, tmp_path):
     assert not any("excessive_speedup" in f for c in ev.configs for f in c.flags), [c.flags for c in ev.configs]
 
 
+def test_which_runner_goes_first_in_a_round_is_drawn(judge, tmp_path, monkeypatch):
+    """A fixed order gives one runner the same neighbour in every round (a bias no number of rounds
+    averages out): over 2 configs x 5 rounds both orders occur (all ten alike: p = 2**-9)."""
+    import json
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv("GAUNTLET_JUDGE_TRACE", str(trace))
+    v = judge(KERNEL + "\ndef forward(x, alpha):\n    return honest(x, alpha)\n", measure=True)
+    assert v.correct, v.errors
+    firsts = [f for line in trace.read_text().splitlines() if '"first"' in line for f in json.loads(line)["first"]]
+    assert len(firsts) == 10 and set(firsts) == {"baseline", "candidate"}, firsts
+
+
 def test_excessive_speedup_on_a_drawn_config_is_a_note(scale_task, tmp_path):
     """A drawn shape was never vetted against the baseline: the excess is a note there, while the
     same speedup on a seen config is flagged."""
