@@ -388,6 +388,8 @@ def main(argv=None) -> int:
     parser.add_argument("--eval-args", nargs="*", default=[])
     args = parser.parse_args(argv)
     args.out = args.out.resolve()
+    if args.old:       # evaluate() runs each evaluation from its output folder
+        args.old = str(Path(args.old).resolve())
     args.out.mkdir(parents=True, exist_ok=True)
     result = {"fidelity": fidelity, "overhead": overhead, "redteam": redteam, "ncu": ncu}[args.mode](args)
     (args.out / f"{args.mode}.json").write_text(json.dumps(result, indent=1))

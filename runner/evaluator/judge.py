@@ -81,7 +81,7 @@ KEPT_BYTES = {"gpu": 4 << 30, "cpu": 256 << 20}                 # outputs a runn
 # 2-core machine, where times are not meaningful anyway.
 BOUND_ABS_MS = {"gpu": 0.5, "cpu": 25.0}
 BOUND_REL = 1.0
-BOUND_BASE_REL = 0.05      # the negative side's limit, as a share of the baseline's median (_bound)
+BOUND_BASE_REL = 0.10      # the negative side's limit, as a share of the baseline's median (_bound)
 TIMEOUTS_S = {"build": 900.0, "inputs": 300.0, "call": 300.0, "capture": 300.0, "time": 600.0,
               "export": 300.0, "release": 60.0, "exit": 10.0}
 MAGNITUDE_FLOOR = 1e-3        # atol scales with an output's RMS down to this (docs/task-format.md, tolerances)
@@ -895,8 +895,8 @@ class Judge:
         excess = statistics.median(cand_over) - base_over
         limit = max(BOUND_ABS_MS[self.kind], BOUND_REL * cand.median_ms)
         # Below zero the figure subtracts the baseline's own unexplained time, as noisy as the
-        # baseline's calls are long (an H100 read -0.85 ms on an honest kernel beside a 19 ms naive
-        # baseline): that side's limit grows with the baseline too.
+        # baseline's calls are long (an H100 read -0.85 and -0.87 ms on an honest kernel beside an
+        # 18.7 ms naive baseline, 4.7 %): that side's limit grows with the baseline too, with 2x room.
         low_limit = max(limit, BOUND_BASE_REL * base.median_ms)
         over_clock = [(wall, total) for wall, _, total in walls["candidate"] if total > wall * 1.001 + 0.01]
         return {"baseline_overhead_ms": base_over, "excess_ms": excess, "limit_ms": limit, "low_limit_ms": low_limit,

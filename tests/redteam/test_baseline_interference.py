@@ -89,13 +89,13 @@ def test_the_interference_rule(beside, clean, kind, expected):
 
 
 @pytest.mark.parametrize("base_ms,cand_over_ms,skipped", [
-    (19.0, 0.15, False),    # honest beside a 19 ms naive baseline: -0.85 ms is within 5 % of it
+    (19.0, 0.15, False),    # honest beside a 19 ms naive baseline: -0.85 ms is within 10 % of it
     (1.0, 0.15, True),      # the same shortfall beside a 1 ms baseline: steps were skipped
     (1.0, 0.7, False),      # within the 0.5 ms floor
 ])
 def test_the_time_bounds_negative_side_grows_with_the_baseline(base_ms, cand_over_ms, skipped):
     """The bound's figure subtracts the baseline's unexplained time per call, as noisy as the
-    baseline's calls are long: below zero the limit is max(the positive side's, 5 % of the
+    baseline's calls are long: below zero the limit is max(the positive side's, 10 % of the
     baseline's median); above zero it stays the candidate's own (0.5 ms floor here)."""
     from types import SimpleNamespace
     from runner.evaluator.timing import Timed

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Propose (or write) each task's vetted `[performance] max_speedup` from the H100 checker tables.
+
+Reads every table row of docs/results/h100-*/*.txt and the two *-task-check.md files written by
+bench/check_native_tasks.py and bench/check_triton_tasks.py (the solution's speedup over the task's
+baseline per config); per task the latest file that times it wins (files sort by name). A task
+whose solution reached more than 5x gets a cap of twice that, rounded up to 20, 30, 50, 100, ...;
+an existing cap is never lowered (an older measurement may have read higher). docs/task-format.md
+says what the cap means.
+
+    python3 bench/speedup_caps.py            # print the changes
+    python3 bench/speedup_caps.py --write    # and write them into tasks/*/*/task.toml
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NICE = (20, 30, 50, 100, 200, 300, 500, 1000, 2000, 5000, 10000)
+TASK_ID = re.compile(r"(cuda2cuda|triton2triton|torch2cuda|torch2triton|hip2hip|torch2hip)/")
+BLOCK = re.compile(r"\n\[performance\]\n(#.*\n)*max_speedup = (\S+)\n")
+
+
+def measured() -> dict[str, tuple[float, str, str]]:
+    """task id -> (largest speedup, its config, the file), the latest file per task."""
+    files = sorted(glob.glob(str(ROOT / "docs/results/h100-*/*.txt")))
+    files += [str(ROOT / "docs/results/native-task-check.md"), str(ROOT / "docs/results/triton-task-check.md")]
+    best = {}
+    for name in sorted(files):
+        per: dict[str, list] = {}
+        for line in Path(name).read_text(errors="replace").splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if not line.startswith("| ") or not TASK_ID.match(cells[0]):
+                continue
+            speed = [c for c in cells if re.match(r"^[0-9.]+x\b", c)]
+            if speed:
+                config = [c for c in cells[1:3] if c not in ("seen", "hidden")][0]
+                per.setdefault(cells[0], []).append((float(re.match(r"^([0-9.]+)x", speed[0]).group(1)), config))
+        for task, values in per.items():
+            x, config = max(values)
+            best[task] = (x, config, str(Path(name).relative_to(ROOT / "docs/results")))
+    return best
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+    for task, (x, config, source) in sorted(measured().items()):
+        toml = ROOT / "tasks" / task / "task.toml"
+        if not toml.is_file() or 2 * x <= 10:
+            continue
+        text = toml.read_text()
+        found = BLOCK.search(text)
+        old = float(found.group(2)) if found else None
+        cap = next(n for n in NICE if n >= 2 * x)
+        if old is not None and cap <= old:
+            continue
+        block = (f"\n[performance]\n# The solution, measured on an H100, reached {x:g}x over this baseline on {config} "
+                 f"({source}):\n# an honest kernel, so the excessive-speedup flag starts above twice that.\n"
+                 f"max_speedup = {cap}\n")
+        print(f"{task}: {old} -> {cap} ({x:g}x on {config}, {source})")
+        if args.write:
+            toml.write_text(text.replace(found.group(0), block) if found else text.rstrip("\n") + "\n" + block)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
