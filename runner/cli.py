@@ -133,6 +133,8 @@ def tasks_show(tasks_root, task_id):
                    + (f"; production {', '.join(map(str, dim.production))}" if dim.production else ""))
     for name, choices in t.space.fixed.items():
         click.echo(f"  {name:12s} one of {', '.join(map(str, choices))}")
+    for expr in t.space.constraints:
+        click.echo(f"  where        {expr}")
 
 
 @tasks.command("validate")

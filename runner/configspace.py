@@ -13,8 +13,9 @@ round-robin, in TAGS order, so n >= 6 covers every tag:
                     dimension: a size within 8x of the bound)
   production        sizes from the `production` lists (shapes of real models)
 
-Every drawn config respects min/max/multiple_of and the bound on the product of the shape
-parameters, and differs from every seen and hidden config and from the other drawn ones. Where a
+Every drawn config respects min/max/multiple_of, the space's `constraints` (rejection sampling)
+and the bound on the product of the shape parameters, and differs from every seen and hidden config
+and from the other drawn ones. Where a
 tag's exact shape is already taken (a hidden config of one element leaves no new `edge` at the
 minimum, nor anything below it for `scale-down`), the tag gets the nearest untaken legal shape: a
 few `multiple_of` steps up from it. Which drawn
@@ -228,7 +229,7 @@ class _Drawer:
                 if moved[i] > self.dims[i].legal()[1] or math.prod(moved) > self.bound:
                     continue
                 params = {**dict(zip(self.names, moved)), **fixed}
-                if params not in taken:
+                if params not in taken and not self.space.violated(params):
                     return params
         return None
 
@@ -280,7 +281,7 @@ def _draw_one(drawer: _Drawer, tag: str, taken: list[dict]) -> dict | None:
         params = {**dict(zip(drawer.names, values)), **fixed}
         if params in taken and relaxed:
             params = drawer.nudge(values, taken, fixed) or params
-        if params not in taken:
+        if params not in taken and not drawer.space.violated(params):
             return params
     return None
 

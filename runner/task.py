@@ -5,7 +5,9 @@ host's CLI dependencies.
 """
 from __future__ import annotations
 
+import ast
 import math
+import operator
 
 import tomllib
 from dataclasses import dataclass, field
@@ -89,9 +91,96 @@ class Space:
     cpu_max_elements: int                  # the same bound on device cpu (Triton interpreter)
     shape: dict[str, Dim]                  # in declaration order
     fixed: dict[str, tuple]                # non-shape parameters: the choices
+    constraints: tuple[str, ...] = ()      # relations every config must satisfy ("channels % groups == 0")
 
     def bound(self, device: str) -> int:
         return self.cpu_max_elements if device == "cpu" else self.max_elements
+
+    def violated(self, params: dict) -> str | None:
+        """The first constraint `params` does not satisfy, or None."""
+        for expr in self.constraints:
+            if not _holds(expr, params):
+                return expr
+        return None
+
+    def outside(self, params: dict) -> tuple[str, str] | None:
+        """(field, why) for the first parameter outside the space's ranges and choices, or None."""
+        for name, dim in self.shape.items():
+            v = params.get(name)
+            lo, hi = dim.legal()
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi or v % dim.multiple_of:
+                return f"space.shape.{name}", f"{v!r}, outside [{dim.min}, {dim.max}] or not a multiple of {dim.multiple_of}"
+        for name, choices in self.fixed.items():
+            if params.get(name) not in choices:
+                return f"space.fixed.{name}", f"{params.get(name)!r}, not one of {list(choices)}"
+        return None
+
+
+# A constraint is a Python expression over the config's parameters with integer arithmetic,
+# comparisons, `and`, `or` and `not`: parsed with ast and evaluated by the walk below (no eval).
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+           ast.Mod: operator.mod}
+_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+            ast.Gt: operator.gt, ast.GtE: operator.ge}
+
+
+def _constraint_problem(expr: str, names: set[str]) -> str | None:
+    """Why `expr` is not a constraint over `names`, or None."""
+    try:
+        tree = ast.parse(expr, mode="eval")
+    except SyntaxError:
+        return "is not an expression"
+    for node in ast.walk(tree.body):
+        if isinstance(node, ast.Name):
+            if node.id not in names:
+                return f"names {node.id!r}, not a parameter of the space"
+        elif isinstance(node, ast.Constant):
+            if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+                return f"has the constant {node.value!r} (numbers only)"
+        elif isinstance(node, ast.BinOp):
+            if type(node.op) not in _BINARY:
+                return f"uses {type(node.op).__name__} (only + - * // %)"
+        elif isinstance(node, ast.Compare):
+            if not all(type(op) in _COMPARE for op in node.ops):
+                return "uses a comparison other than == != < <= > >="
+        elif not isinstance(node, (ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.Load,
+                                   *_BINARY, *_COMPARE)):
+            return f"uses {type(node).__name__} (arithmetic, comparisons, and/or/not only)"
+    return None
+
+
+def _value(node, params: dict):
+    if isinstance(node, ast.Name):
+        return params[node.id]
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.BinOp):
+        left, right = _value(node.left, params), _value(node.right, params)
+        if isinstance(node.op, (ast.FloorDiv, ast.Mod)) and right == 0:
+            return math.nan       # compares false: a config dividing by zero satisfies nothing
+        return _BINARY[type(node.op)](left, right)
+    if isinstance(node, ast.UnaryOp):
+        operand = _value(node.operand, params)
+        return (not operand) if isinstance(node.op, ast.Not) else -operand
+    if isinstance(node, ast.BoolOp):
+        values = (_value(v, params) for v in node.values)
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, ast.Compare):
+        left = _value(node.left, params)
+        for op, comparator in zip(node.ops, node.comparators):
+            right = _value(comparator, params)
+            if not _COMPARE[type(op)](left, right):
+                return False
+            left = right
+        return True
+    raise ValueError(f"not a constraint node: {type(node).__name__}")
+
+
+def _holds(expr: str, params: dict) -> bool:
+    try:
+        return bool(_value(ast.parse(expr, mode="eval").body, params))
+    except (KeyError, TypeError):     # a parameter missing, or not a number: the relation cannot hold
+        return False
 
 
 @dataclass(frozen=True)
@@ -256,7 +345,7 @@ def _str_list(path: Path, key: str, value) -> list[str]:
     return value
 
 
-_SPACE_KEYS = {"max_elements", "cpu_max_elements", "shape", "fixed"}
+_SPACE_KEYS = {"max_elements", "cpu_max_elements", "shape", "fixed", "constraints"}
 _DIM_KEYS = {"min", "max", "multiple_of", "production"}
 
 
@@ -325,7 +414,13 @@ def _space(path: Path, data) -> Space:
     if smallest > cpu_max:
         raise TaskError(path, "space.cpu_max_elements" if "cpu_max_elements" in data else "space.max_elements",
                         f"{cpu_max} is below the smallest shape in the space ({smallest})")
-    return Space(max_elements=max_elements, cpu_max_elements=cpu_max, shape=shape, fixed=fixed)
+    constraints = _str_list(path, "space.constraints", data.get("constraints", []))
+    for i, expr in enumerate(constraints):
+        problem = _constraint_problem(expr, set(shape) | set(fixed))
+        if problem:
+            raise TaskError(path, f"space.constraints[{i}]", f"{expr!r} {problem}")
+    return Space(max_elements=max_elements, cpu_max_elements=cpu_max, shape=shape, fixed=fixed,
+                 constraints=tuple(constraints))
 
 
 def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bool = False) -> Task:
@@ -475,9 +570,20 @@ def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bo
                 if isinstance(c.params[name], bool) or not isinstance(c.params[name], int):
                     raise TaskError(path, f"space.shape.{name}", f"seen config {c.name!r} sets it to "
                                     f"{c.params[name]!r}, not an integer")
+            # the space claims to describe the configs the agent sees: each must lie in it
+            outside = space.outside(c.params)
+            if outside:
+                raise TaskError(path, outside[0], f"seen config {c.name!r} sets it to {outside[1]}")
     for c in task.configs("unseen"):
         if c.name in seen_names:
             raise TaskError(hidden_file, "config.name", f"{c.name!r} is also a seen config name")
+    if space is not None:
+        # hidden configs may probe beyond the draw's ranges, never break the contract's relations
+        for c in (*seen, *task.configs("unseen")):
+            broken = space.violated(c.params)
+            if broken:
+                raise TaskError(path, f"space.constraints[{space.constraints.index(broken)}]",
+                                f"{broken!r} does not hold for {c.split} config {c.name!r}")
     if solution_dir is not None:
         for rel in task.solution_files():
             if rel not in editable:

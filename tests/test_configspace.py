@@ -71,6 +71,21 @@ def test_fixture_space_loads(tasks_root):
     ("alpha = [2.0, -0.5, 0.25]", "n = [2.0]", "space.fixed.n", "also a shape parameter"),
     ("min = 1\nmax = 1_000_000\nproduction = [4096, 65536]", "min = 300_000\nmax = 1_000_000",
      "space.cpu_max_elements", "below the smallest shape"),
+    # a seen config outside the space it claims to describe (hidden ones may probe beyond its ranges)
+    ("alpha = [2.0, -0.5, 0.25]", "alpha = [-0.5, 0.25]", "space.fixed.alpha", "seen config 'small' sets it to 2.0"),
+    ("min = 1\nmax = 1_000_000\nproduction = [4096, 65536]", "min = 2000\nmax = 1_000_000",
+     "space.shape.n", "seen config 'small' sets it to 1000, outside [2000, 1000000]"),
+    # constraints: parsed, checked against every seen and hidden config
+    ("max_elements = 1_000_000\n", 'constraints = ["n % 7 == 0 or n < 5000"]\nmax_elements = 1_000_000\n',
+     "space.constraints[0]", "does not hold for unseen config 'hidden-prime'"),
+    ("max_elements = 1_000_000\n", 'constraints = ["n > 1", "m > 1"]\nmax_elements = 1_000_000\n',
+     "space.constraints[1]", "'m', not a parameter"),
+    ("max_elements = 1_000_000\n", 'constraints = ["__import__(\'os\').system(\'x\')"]\nmax_elements = 1_000_000\n',
+     "space.constraints[0]", "uses Call"),
+    ("max_elements = 1_000_000\n", 'constraints = ["n >"]\nmax_elements = 1_000_000\n',
+     "space.constraints[0]", "not an expression"),
+    ("max_elements = 1_000_000\n", 'constraints = "n > 1"\nmax_elements = 1_000_000\n',
+     "space.constraints", "list of strings"),
 ])
 def test_space_errors_name_file_and_field(tasks_root, old, new, field, words):
     path = edit(tasks_root, SCALE, old, new)
@@ -125,6 +140,7 @@ def test_drawn_configs_respect_the_space_and_are_new(task, device):
                 assert isinstance(v, int) and dim.min <= v <= dim.max and v % dim.multiple_of == 0, (c, name)
             for name, choices in space.fixed.items():
                 assert c.params[name] in choices
+            assert space.violated(c.params) is None, (c, space.constraints)
             size = _size(task, c.params)
             assert size <= space.bound(device), c
             values = [c.params[n] for n in space.shape]
@@ -147,6 +163,29 @@ def test_drawn_configs_respect_the_space_and_are_new(task, device):
                 for name, dim in space.shape.items():
                     q = c.params[name] // dim.multiple_of
                     assert q % 2 == 1 or q == 1, c  # never a multiple of 2 * multiple_of
+
+
+def test_drawn_configs_satisfy_the_constraints(tasks_root):
+    """A relation the ranges cannot express (here: n a multiple of 3 below 4000, or odd above) holds
+    for every drawn config: the draw rejects what breaks it. Without the rejection about two thirds
+    of these draws break it."""
+    edit(tasks_root, SCALE, "max_elements = 1_000_000\n",
+         'constraints = ["(n < 4000 and n % 3 == 0) or (n >= 4000 and n % 2 == 1) or n == 1000 or n == 7"]\n'
+         "max_elements = 1_000_000\n")
+    task = load_task(tasks_root / SCALE, tasks_root)
+    configs = draw(task, 30, seed=3, device="cuda")
+    assert len(configs) == 30
+    assert all(task.space.violated(c.params) is None for c in configs), [c.params for c in configs]
+
+
+def test_constraint_arithmetic():
+    from runner.task import _holds
+    assert _holds("channels % groups == 0", {"channels": 64, "groups": 8})
+    assert not _holds("channels % groups == 0", {"channels": 30, "groups": 4})
+    assert not _holds("channels % groups == 0", {"channels": 30, "groups": 0})      # no ZeroDivisionError
+    assert _holds("1 <= k <= cols and not (k > 16)", {"k": 5, "cols": 9})
+    assert not _holds("height >= kernel", {"height": 2})                            # a missing name: false
+    assert _holds("-a + b * 2 // 3 == 1", {"a": 1, "b": 3})
 
 
 def test_alignment_stress_avoids_power_of_two_multiples():
