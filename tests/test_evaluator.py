@@ -137,3 +137,28 @@ def test_a_broken_reference_is_the_tasks_error_not_the_candidates(tasks_root, tm
     result = AttemptResult(task=SCALE, category="triton2triton", agent="t", device="cpu", status="ok")
     result.apply(ev)
     assert result.status == "task_error"
+
+
+def test_float8_crosses_the_protocol_and_its_perturbation_stays_finite():
+    """float8 tensors go through the judge's buffers, digests and poisons like the other dtypes;
+    perturbing one (through float32: float8 has no arithmetic) must stay finite: x1.125 of
+    e5m2's largest value (57344) converts to inf, and e4m3fn's overflow is NaN or saturation
+    depending on the conversion."""
+    import torch
+    from runner.evaluator import protocol
+    from runner.evaluator.build import poison
+    q = torch.tensor([448.0, -448.0, 1.0, 0.0019531, -0.0]).to(torch.float8_e4m3fn)
+    wide = torch.tensor([57344.0, -57344.0, 1.0, -0.0]).to(torch.float8_e5m2)
+    for i in range(20):
+        for t in (q, wide):
+            out = protocol.perturbed([t], protocol.repetition_seed(7, i), protocol.PERTURBATION)[0]
+            assert out.dtype == t.dtype and bool(torch.isfinite(out.float()).all()), out
+    shared = protocol.Shared("float8_e4m3fn", (5,))
+    shared.tensor().copy_(q)
+    assert torch.equal(shared.tensor().view(torch.uint8), q.view(torch.uint8))
+    weights = protocol.digest_weights((q,), 11)
+    assert protocol.digest((q,), weights) == protocol.digest((shared.tensor().clone(),), weights)
+    for pattern in (0, 1):
+        buf = q.clone()
+        poison(buf, pattern)
+        assert not torch.equal(buf.view(torch.uint8), q.view(torch.uint8))

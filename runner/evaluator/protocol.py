@@ -200,8 +200,9 @@ def perturbed(base, seed: int, delta: float = PERTURBATION, out=None, scratch=No
             u.mul_(2.0 * delta).add_(1.0 - delta)
             if a.dtype == torch.float32:
                 torch.mul(a, u, out=target)
-            elif a.element_size() == 1:          # float8: no arithmetic of its own
-                target.copy_((a.float() * u).to(a.dtype))
+            elif a.element_size() == 1:          # float8: no arithmetic of its own; x1.125 past the
+                top = torch.finfo(a.dtype).max   # largest value would overflow (inf in e5m2)
+                target.copy_((a.float() * u).clamp_(-top, top).to(a.dtype))
             else:
                 target.copy_(a * u.to(a.dtype))
         else:
