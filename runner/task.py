@@ -6,6 +6,7 @@ host's CLI dependencies.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import operator
 
@@ -176,9 +177,14 @@ def _value(node, params: dict):
     raise ValueError(f"not a constraint node: {type(node).__name__}")
 
 
+@functools.lru_cache(maxsize=None)
+def _parsed(expr: str):
+    return ast.parse(expr, mode="eval").body      # once per expression: the draw tests hundreds of configs
+
+
 def _holds(expr: str, params: dict) -> bool:
     try:
-        return bool(_value(ast.parse(expr, mode="eval").body, params))
+        return bool(_value(_parsed(expr), params))
     except (KeyError, TypeError):     # a parameter missing, or not a number: the relation cannot hold
         return False
 
