@@ -14,6 +14,14 @@
     python3 bench/judge_gpu.py ncu --out DIR [--tasks T ...]
         Nsight Compute's gpu__time_duration of each single-kernel solution on its largest seen
         config, against the candidate time the judge reported for it.
+    python3 bench/judge_gpu.py suite --out DIR [--jobs N] [--tasks T ...] [--hip-on-cuda]
+        the suite's validation (issue 12): every task's solution (oracle) and the task as shipped
+        (noop) through the judge on every seen and hidden config, correctness only (--no-timing),
+        N evaluations at once (each with a lock folder of its own: nothing is timed). The oracle
+        must be correct everywhere with no flag; noop must fail a PyTorch->X task and pass an X->X
+        one. --tasks default: every task that runs on CUDA; with --hip-on-cuda the HIP tasks too,
+        compiled by nvcc through bench/hip_shim (their logic with 32-wide warps, not an AMD run).
+        Resumable: DIR/suite.jsonl keeps one line per finished evaluation.
 
 Each writes DIR/<mode>.json and prints a table. Needs a CUDA GPU and nvcc; ncu for `ncu`.
 """
@@ -35,12 +43,13 @@ CUDA_TASKS = ("triton2triton/softmax", "triton2triton/matmul", "torch2triton/rms
 
 
 def evaluate(task: str, candidate: Path | None, out: Path, pythonpath: str, extra=(), timeout=600,
-             tasks_root: Path = ROOT / "tasks") -> dict:
+             tasks_root: Path = ROOT / "tasks", env: dict | None = None, device: str = "cuda") -> dict:
     argv = [sys.executable, "-m", "runner.evaluator", str(tasks_root / task), "--tasks-root", str(tasks_root),
-            "--device", "cuda", "--out", str(out), *extra]
+            "--device", device, "--out", str(out), *extra]
     if candidate is not None:
         argv += ["--candidate", str(candidate)]
-    env = {**os.environ, "PYTHONPATH": pythonpath, "GAUNTLET_JUDGE_TRACE": str(out.with_suffix(".trace.jsonl"))}
+    env = {**os.environ, **(env or {}), "PYTHONPATH": pythonpath,
+           "GAUNTLET_JUDGE_TRACE": str(out.with_suffix(".trace.jsonl"))}
     started = time.perf_counter()
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, cwd=str(out.parent))
     wall = time.perf_counter() - started
@@ -65,10 +74,20 @@ def rows(data: dict) -> list[dict]:
     return [{k: c.get(k) for k in keep} for c in data.get("configs", [])]
 
 
+def solution_of(task: str) -> Path:
+    """The folder the oracle submits: the task's [solution] dir, wherever `extends` found it."""
+    sys.path.insert(0, str(ROOT))
+    from runner.task import load_task
+    found = load_task(ROOT / "tasks" / task, ROOT / "tasks").solution_dir
+    if found is None:
+        raise SystemExit(f"{task} has no solution")
+    return found
+
+
 def fidelity(args) -> dict:
     results = []
     for task in args.tasks:
-        runs = [("oracle", ROOT / "tasks" / task / "solution")]
+        runs = [("oracle", solution_of(task))]
         if task.split("/")[0] in ("cuda2cuda", "triton2triton"):
             runs += [("noop", None)] * args.repeats
         for i, (agent, cand) in enumerate(runs):
@@ -112,8 +131,8 @@ def overhead(args) -> dict:
     results = []
     old_tasks = _tasks_for_old(Path(tempfile.mkdtemp()) / "tasks")
     for task in args.tasks:
-        cand = ROOT / "tasks" / task / "solution"
-        old = evaluate(task, old_tasks / task / "solution", args.out / f"old-{task.replace('/', '_')}.json", args.old,
+        cand = solution_of(task)
+        old = evaluate(task, old_tasks / cand.relative_to(ROOT / "tasks"), args.out / f"old-{task.replace('/', '_')}.json", args.old,
                        tasks_root=old_tasks)
         new = evaluate(task, cand, args.out / f"new-{task.replace('/', '_')}.json", str(ROOT))
         results.append({"task": task, "old_s": old["wall_s"], "new_s": new["wall_s"],
@@ -130,6 +149,81 @@ def overhead(args) -> dict:
                "ratio": round(total_new / total_old, 3) if total_old else None}
     print(summary)
     return {"results": results, "summary": summary}
+
+
+# -- the suite's validation ---------------------------------------------------------------------------
+HIPCC_SHIM = Path(__file__).resolve().parent / "hip_shim" / "hipcc"
+
+
+def _suite_tasks(selected: list[str], hip: bool) -> list[str]:
+    sys.path.insert(0, str(ROOT))
+    from runner.task import load_task
+    found = []
+    for toml in sorted((ROOT / "tasks").glob("*/*/task.toml")):
+        task = load_task(toml.parent, ROOT / "tasks")
+        if "cuda" in task.platforms or (hip and task.category.endswith("hip")):
+            found.append(task.id)
+    if selected:
+        found = [t for t in found if any(t == s or t.startswith(s.rstrip("/") + "/") for s in selected)]
+    return found
+
+
+def _suite_one(task: str, agent: str, out: Path, slot: int, device: str) -> dict:
+    cand = solution_of(task) if agent == "oracle" else None
+    env = {"GAUNTLET_LOCK_DIR": f"/tmp/gauntlet-locks-suite-{slot}"}   # correctness only: nothing timed
+    if task.split("/")[0].endswith("hip"):
+        env["GAUNTLET_HIPCC"] = str(HIPCC_SHIM)
+    data = evaluate(task, cand, out / f"{agent}-{task.replace('/', '_')}.json", str(ROOT), extra=["--no-timing"],
+                    env=env, device=device)
+    configs = data.get("configs") or []
+    row = {"task": task, "agent": agent, "wall_s": data["wall_s"], "compiled": data.get("compiled"),
+           "configs": len(configs), "correct": sum(1 for c in configs if c.get("correct")),
+           "flags": data.get("flags") or [], "config_flags": sorted({f.split(":")[0] for c in configs
+                                                                      for f in c.get("flags") or []}),
+           "error": (data.get("error") or "")[:300] or None, "task_error": data.get("task_error"),
+           "first_failure": next(((c["config"], (c.get("error") or "")[:160]) for c in configs if not c.get("correct")),
+                                 None)}
+    x2x = task.split("/")[0] in ("cuda2cuda", "triton2triton", "hip2hip")
+    all_correct = bool(configs) and row["correct"] == len(configs) and not row["error"]
+    if agent == "oracle":
+        row["ok"] = all_correct and not row["flags"] and not row["config_flags"]
+    else:        # noop: the shipped baseline passes an X->X task, the stub fails a PyTorch->X one
+        row["ok"] = all_correct if x2x else (not all_correct and not row["task_error"])
+    return row
+
+
+def suite(args) -> dict:
+    import concurrent.futures as cf
+    tasks = _suite_tasks(args.tasks if args.tasks != list(CUDA_TASKS) else [], args.hip_on_cuda)
+    log = args.out / "suite.jsonl"
+    done = {(r["task"], r["agent"]) for r in map(json.loads, log.read_text().splitlines())} if log.is_file() else set()
+    todo = [(t, a) for t in tasks for a in ("oracle", "noop") if (t, a) not in done]
+    print(f"{len(tasks)} tasks, {len(todo)} evaluations to run ({len(done)} already in {log.name})", flush=True)
+    slots = list(range(args.jobs))
+    with cf.ThreadPoolExecutor(args.jobs) as pool:
+        def run(item):
+            slot = slots.pop()
+            try:
+                return _suite_one(*item, args.out, slot, args.device)
+            finally:
+                slots.append(slot)
+        for row in pool.map(run, todo):
+            with log.open("a") as fh:
+                fh.write(json.dumps(row) + "\n")
+            print(f"{'ok ' if row['ok'] else 'BAD'} {row['agent']:6s} {row['task']:36s} {row['correct']}/{row['configs']} "
+                  f"{row['wall_s']:6.1f}s {row['flags'] or ''} {row['config_flags'] or ''} "
+                  f"{row['first_failure'] or ''} {row['error'] or ''}", flush=True)
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    by_task = {}
+    for r in rows:
+        by_task.setdefault(r["task"], {})[r["agent"]] = r
+    valid = sorted(t for t, v in by_task.items() if v.get("oracle", {}).get("ok") and v.get("noop", {}).get("ok"))
+    summary = {"tasks": len(by_task), "validated": len(valid),
+               "not_validated": sorted(set(by_task) - set(valid)),
+               "by_category": {cat: sum(1 for t in valid if t.startswith(cat + "/"))
+                               for cat in sorted({t.split("/")[0] for t in by_task})}}
+    print(json.dumps(summary, indent=1))
+    return {"rows": rows, "summary": summary}
 
 
 # -- GPU cheats ---------------------------------------------------------------------------------------
@@ -378,7 +472,7 @@ def _ncu_calls(stdout: str, calls: int) -> list[float]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=("fidelity", "overhead", "redteam", "ncu"))
+    parser.add_argument("mode", choices=("fidelity", "overhead", "redteam", "ncu", "suite"))
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--tasks", nargs="*", default=list(CUDA_TASKS))
     parser.add_argument("--repeats", type=int, default=1)
@@ -386,12 +480,15 @@ def main(argv=None) -> int:
     parser.add_argument("--calls", type=int, default=30)
     parser.add_argument("--cheats", nargs="*", default=[], help="redteam: only these (default: all)")
     parser.add_argument("--eval-args", nargs="*", default=[])
+    parser.add_argument("--jobs", type=int, default=8, help="suite: evaluations at once")
+    parser.add_argument("--device", default="cuda", help="suite: cpu for a dry run of the bench itself")
+    parser.add_argument("--hip-on-cuda", action="store_true", help="suite: the HIP tasks too, through nvcc")
     args = parser.parse_args(argv)
     args.out = args.out.resolve()
     if args.old:       # evaluate() runs each evaluation from its output folder
         args.old = str(Path(args.old).resolve())
     args.out.mkdir(parents=True, exist_ok=True)
-    result = {"fidelity": fidelity, "overhead": overhead, "redteam": redteam, "ncu": ncu}[args.mode](args)
+    result = {"fidelity": fidelity, "overhead": overhead, "redteam": redteam, "ncu": ncu, "suite": suite}[args.mode](args)
     (args.out / f"{args.mode}.json").write_text(json.dumps(result, indent=1))
     return 0
 

@@ -162,3 +162,28 @@ def test_float8_crosses_the_protocol_and_its_perturbation_stays_finite():
         buf = q.clone()
         poison(buf, pattern)
         assert not torch.equal(buf.view(torch.uint8), q.view(torch.uint8))
+
+
+def test_each_timed_batch_hands_back_the_cache_before_making_its_buffers(monkeypatch):
+    """Outputs a kernel allocates for itself come from the allocator's cache: unless the cache is
+    handed back with the old buffers dropped, they stay at one address for the whole process, and
+    that placement's offset separates two processes timing the same kernel (issue 10's noop)."""
+    import types
+
+    import torch
+
+    from runner.evaluator.kernel_runner import Runner
+    runner = Runner(types.SimpleNamespace(device="cpu"))
+    runner.base = [torch.arange(6, dtype=torch.float32).reshape(2, 3), 3]
+    runner._make_work()
+    old = runner.work[0]
+    old.fill_(-1.0)                                     # a perturbed repetition's values
+    seen = []
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: seen.append((list(runner.work), runner._spacer)))
+    runner._move_buffers()
+    assert seen == [([], None)], "the cache must be handed back after the old buffers and spacer are dropped"
+    small, large = (s.numel() for s in runner._spacer)
+    assert 0 < small <= 1 << 20 < 2 << 20 <= large     # one spacer in each pool of the allocator
+    assert runner.work[1] == 3 and torch.equal(runner.work[0], runner.base[0])
+    assert runner.work[0].data_ptr() != runner.base[0].data_ptr()
+    assert runner.scratch[0].dtype == torch.float32 and runner.scratch[1] is None
