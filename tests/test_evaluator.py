@@ -187,3 +187,15 @@ def test_each_timed_batch_hands_back_the_cache_before_making_its_buffers(monkeyp
     assert runner.work[1] == 3 and torch.equal(runner.work[0], runner.base[0])
     assert runner.work[0].data_ptr() != runner.base[0].data_ptr()
     assert runner.scratch[0].dtype == torch.float32 and runner.scratch[1] is None
+
+
+def test_samples_are_rebased_on_their_own_batchs_empty_repetitions():
+    """Each process calibrates the empty event pair once; a calibration 0.45 us off in one process
+    of two was a constant offset between them (issue 10). The batch's own empties set the figure."""
+    from runner.evaluator import timing
+    calibrated, empties = 1.25e-3, [0.80e-3, 0.81e-3, 0.79e-3]
+    taken = [0.0300, 0.0310]                     # tight spans less the start-up calibration
+    rebased = timing.rebase(taken, calibrated, empties)
+    assert rebased == pytest.approx([0.0300 + 0.45e-3, 0.0310 + 0.45e-3])
+    assert timing.rebase(taken, calibrated, []) == taken
+    assert timing.rebase([0.0001], 0.0, [0.01]) == [timing.EVENT_RESOLUTION_MS]   # never below resolution

@@ -21,6 +21,7 @@ import gc
 import os
 import random
 import socket
+import statistics
 import sys
 import time
 import traceback
@@ -297,6 +298,7 @@ class Runner:
 
     def time(self, msg, _fds) -> dict:
         import torch
+        from . import timing
         from .build import poison
         from .guard import LaunchCounter, StreamWatch, foreign_work
         clock = self._clock(msg)
@@ -315,7 +317,8 @@ class Runner:
             launched[0] = LaunchCounter.count != before
             return out
         watch_at = self._pick.randrange(n) if msg.get("watch") and self.device == "cuda" else -1
-        samples, gaps, host, digests = [], [], [], []
+        samples, gaps, host, digests, empties = [], [], [], [], []
+        rebased = hasattr(clock, "empty") and self.device != "cpu"
         weights = None
         inputs = {a.untyped_storage().data_ptr() for a in (*self.work, *self.base)
                   if isinstance(a, torch.Tensor) and a.untyped_storage().nbytes()}
@@ -325,6 +328,8 @@ class Runner:
         gc.disable()
         try:
             for i in range(n):
+                if rebased and i % timing.EMPTY_EVERY == 0:
+                    empties.append(clock.empty())
                 protocol.perturbed(self.base, protocol.repetition_seed(seed, i), delta, out=self.work,
                                    scratch=self.scratch, generators=self.generators)
                 for buf in (self.replay.output if self.replay is not None else ()):
@@ -369,7 +374,8 @@ class Runner:
             gc.enable()
         if no_launch:
             self.findings.append(f"no_kernel_launch: {no_launch} of {n} timed calls launched no Triton kernel")
-        return {"ok": True, "samples": samples, "gaps": gaps, "host_ms": host, "digests": digests,
+        samples = timing.rebase(samples, getattr(clock, "empty_ms", 0.0), empties)
+        return {"ok": True, "samples": samples, "empty_ms": statistics.median(empties) if empties else None, "gaps": gaps, "host_ms": host, "digests": digests,
                 "launch_cover": getattr(clock, "launch_cover", None), "gate_error": getattr(clock, "gate_error", None),
                 "tail_limit_ms": float(getattr(clock, "tail_limit_ms", 0.0)), "findings": self._drain()}
 
