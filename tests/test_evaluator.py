@@ -163,39 +163,3 @@ def test_float8_crosses_the_protocol_and_its_perturbation_stays_finite():
         poison(buf, pattern)
         assert not torch.equal(buf.view(torch.uint8), q.view(torch.uint8))
 
-
-def test_each_timed_batch_hands_back_the_cache_before_making_its_buffers(monkeypatch):
-    """Outputs a kernel allocates for itself come from the allocator's cache: unless the cache is
-    handed back with the old buffers dropped, they stay at one address for the whole process, and
-    that placement's offset separates two processes timing the same kernel (issue 10's noop)."""
-    import types
-
-    import torch
-
-    from runner.evaluator.kernel_runner import Runner
-    runner = Runner(types.SimpleNamespace(device="cpu"))
-    runner.base = [torch.arange(6, dtype=torch.float32).reshape(2, 3), 3]
-    runner._make_work()
-    old = runner.work[0]
-    old.fill_(-1.0)                                     # a perturbed repetition's values
-    seen = []
-    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: seen.append((list(runner.work), runner._spacer)))
-    runner._move_buffers()
-    assert seen == [([], None)], "the cache must be handed back after the old buffers and spacer are dropped"
-    small, large = (s.numel() for s in runner._spacer)
-    assert 0 < small <= 1 << 20 < 2 << 20 <= large     # one spacer in each pool of the allocator
-    assert runner.work[1] == 3 and torch.equal(runner.work[0], runner.base[0])
-    assert runner.work[0].data_ptr() != runner.base[0].data_ptr()
-    assert runner.scratch[0].dtype == torch.float32 and runner.scratch[1] is None
-
-
-def test_samples_are_rebased_on_their_own_batchs_empty_repetitions():
-    """Each process calibrates the empty event pair once; a calibration 0.45 us off in one process
-    of two was a constant offset between them (issue 10). The batch's own empties set the figure."""
-    from runner.evaluator import timing
-    calibrated, empties = 1.25e-3, [0.80e-3, 0.81e-3, 0.79e-3]
-    taken = [0.0300, 0.0310]                     # tight spans less the start-up calibration
-    rebased = timing.rebase(taken, calibrated, empties)
-    assert rebased == pytest.approx([0.0300 + 0.45e-3, 0.0310 + 0.45e-3])
-    assert timing.rebase(taken, calibrated, []) == taken
-    assert timing.rebase([0.0001], 0.0, [0.01]) == [timing.EVENT_RESOLUTION_MS]   # never below resolution

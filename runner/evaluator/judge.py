@@ -790,7 +790,6 @@ class Judge:
         samples = {name: [] for name in runners}
         gaps = {name: [] for name in runners}
         walls = {name: [] for name in runners}     # (judge's ms, n, sum of samples ms) per batch
-        empties = {name: [] for name in runners}   # each batch's empty-repetition median (the trace's)
         orders = []
         for round_index in range(rounds):
             last_round = round_index == rounds - 1
@@ -821,7 +820,6 @@ class Judge:
                             candidate.thaw()
                     self.phases.seconds[f"timing: {name} batches"] += wall_ms / 1000.0
                     walls[name].append((wall_ms, n, sum(reply["samples"])))
-                    empties[name].append(reply.get("empty_ms"))
                     samples[name] += reply["samples"]
                     gaps[name] += reply["gaps"]
                     if name == "candidate" and ((last_round and not left) or self.rng.random() < check_probability):
@@ -836,8 +834,7 @@ class Judge:
         trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: every batch, for the record
         if trace:
             with open(trace, "a") as fh:
-                fh.write(json.dumps({"config": config.name, "walls": walls, "empties": empties, "first": orders,
-                                     "pad_ms": pad,
+                fh.write(json.dumps({"config": config.name, "walls": walls, "first": orders, "pad_ms": pad,
                                                    "cycles_per_ms": common.get("cycles_per_ms"),
                                                    "median_ms": {k: v.median_ms for k, v in timed.items()}}) + "\n")
         return timed["baseline"], timed["candidate"], self._bound(walls, timed["baseline"], timed["candidate"])

@@ -21,7 +21,6 @@ import gc
 import os
 import random
 import socket
-import statistics
 import sys
 import time
 import traceback
@@ -90,8 +89,9 @@ class Runner:
             else:
                 base.append(protocol.scalar(value))
         self.base = base
-        self._spacer = None
-        self._make_work()
+        self.work = [a.clone() if isinstance(a, torch.Tensor) else a for a in base]
+        self.scratch = [torch.empty(a.shape, device=a.device, dtype=torch.float32)
+                        if isinstance(a, torch.Tensor) and a.is_floating_point() else None for a in base]
         self.ring = []
         self.generators = [torch.Generator(device=a.device) if isinstance(a, torch.Tensor) else None for a in base]
         self.spec = [torch.empty(s["shape"], dtype=getattr(torch, s["dtype"]), device="meta") for s in msg["spec"]]
@@ -258,30 +258,15 @@ class Runner:
         return slot
 
     def _move_buffers(self) -> None:
-        """This batch's buffers at new device addresses: a buffer's physical placement moved a
-        memory-bound kernel's time by up to 2 % on an H100, the same in every batch of one process,
-        which no number of repetitions averages out between two processes. The inputs are made
-        anew, and every cached free block is handed back first, so outputs a kernel allocates for
-        itself (a Triton kernel's torch.empty) come from new memory too instead of the block the
-        allocator kept since the first call; a spacer of random size, held for the batch, makes
-        that memory a different place each batch (an H100 run: one process of two ~1 % faster on
-        every config of a self-allocating Triton kernel while only the inputs moved)."""
+        """This batch's inputs (and a native kernel's outputs, made by _call_fn) at new device
+        addresses: a buffer's physical placement moved a memory-bound kernel's time by up to 2 % on
+        an H100, the same in every batch of one process, which no number of repetitions averages
+        out between two processes; a spacer of random size moves each batch's buffers elsewhere."""
         import torch
-        self.work, self.scratch, self._spacer = [], [], None
-        torch.cuda.empty_cache()
-        # One spacer per pool of the caching allocator: requests up to 1 MB share 2 MB segments,
-        # larger ones get segments of their own, and a spacer moves only its own pool's buffers.
-        self._spacer = [torch.empty(size, dtype=torch.uint8, device=self.torch_device)
-                        for size in (self._pick.randrange(1, 2048) * 512,
-                                     (2 << 20) + self._pick.randrange(0, 1 << 16) * 512)]
-        self._make_work()
-
-    def _make_work(self) -> None:
-        """The buffers timed calls read (refilled per repetition) and the perturbation's scratch."""
-        import torch
-        self.work = [a.clone() if isinstance(a, torch.Tensor) else a for a in self.base]
-        self.scratch = [torch.empty(a.shape, device=a.device, dtype=torch.float32)
-                        if isinstance(a, torch.Tensor) and a.is_floating_point() else None for a in self.base]
+        spacer = torch.empty(self._pick.randrange(1, 1 << 16) * 512, dtype=torch.uint8, device=self.torch_device)
+        self.work = [a.clone() if isinstance(a, torch.Tensor) else a for a in self.work]
+        self.scratch = [torch.empty_like(s) if s is not None else None for s in self.scratch]
+        self._spacer = spacer          # held until the batch's buffers are made (_call_fn)
 
     def capture(self, msg, _fds) -> dict:
         clock = self._clock(msg)
@@ -298,7 +283,6 @@ class Runner:
 
     def time(self, msg, _fds) -> dict:
         import torch
-        from . import timing
         from .build import poison
         from .guard import LaunchCounter, StreamWatch, foreign_work
         clock = self._clock(msg)
@@ -309,6 +293,7 @@ class Runner:
         if self.device != "cpu" and self.replay is None:
             self._move_buffers()
         call = self._call_fn()
+        self._spacer = None
         launched = [False]
 
         def fn():          # Triton launches counted around the kernel's call alone (not the clock's own)
@@ -317,8 +302,7 @@ class Runner:
             launched[0] = LaunchCounter.count != before
             return out
         watch_at = self._pick.randrange(n) if msg.get("watch") and self.device == "cuda" else -1
-        samples, gaps, host, digests, empties = [], [], [], [], []
-        rebased = hasattr(clock, "empty") and self.device != "cpu"
+        samples, gaps, host, digests = [], [], [], []
         weights = None
         inputs = {a.untyped_storage().data_ptr() for a in (*self.work, *self.base)
                   if isinstance(a, torch.Tensor) and a.untyped_storage().nbytes()}
@@ -328,8 +312,6 @@ class Runner:
         gc.disable()
         try:
             for i in range(n):
-                if rebased and i % timing.EMPTY_EVERY == 0:
-                    empties.append(clock.empty())
                 protocol.perturbed(self.base, protocol.repetition_seed(seed, i), delta, out=self.work,
                                    scratch=self.scratch, generators=self.generators)
                 for buf in (self.replay.output if self.replay is not None else ()):
@@ -374,8 +356,7 @@ class Runner:
             gc.enable()
         if no_launch:
             self.findings.append(f"no_kernel_launch: {no_launch} of {n} timed calls launched no Triton kernel")
-        samples = timing.rebase(samples, getattr(clock, "empty_ms", 0.0), empties)
-        return {"ok": True, "samples": samples, "empty_ms": statistics.median(empties) if empties else None, "gaps": gaps, "host_ms": host, "digests": digests,
+        return {"ok": True, "samples": samples, "gaps": gaps, "host_ms": host, "digests": digests,
                 "launch_cover": getattr(clock, "launch_cover", None), "gate_error": getattr(clock, "gate_error", None),
                 "tail_limit_ms": float(getattr(clock, "tail_limit_ms", 0.0)), "findings": self._drain()}
 

@@ -237,11 +237,6 @@ class GpuClock:
         tight, synced, out = self._raw(fn)
         return max(EVENT_RESOLUTION_MS, tight - self.empty_ms), max(0.0, synced - tight), out
 
-    def empty(self) -> float:
-        """The tight span of one empty repetition (flush, cover, the event pair with nothing
-        between), for rebase()."""
-        return self._raw(lambda: None)[0]
-
     def capture(self, fn):
         """A replay callable for one call of `fn` captured into a CUDA graph. The replay returns the
         captured output, which every replay rewrites; raises whatever capture raises (a call that
@@ -290,21 +285,6 @@ def spin_rate(torch, probe_cycles: int = 2_000_000, tries: int = 3) -> float:
         end.synchronize()
         best = max(best, probe_cycles / max(start.elapsed_time(end), 1e-3))
     return best
-
-
-EMPTY_EVERY = 8          # one empty repetition per this many timed ones, in every batch
-
-
-def rebase(samples: list[float], calibrated_ms: float, empties: list[float]) -> list[float]:
-    """Samples taken less the start-up calibration of the empty pair, rebased on the empty
-    repetitions of their own batch. The calibration is one figure per process, and on an H100 two
-    processes timing one Triton kernel differed by a constant ~0.45 us per call (1.4 % of a 32 us
-    softmax) in two evaluations of four: an offset no number of repetitions averages out between
-    two processes. Empty repetitions among the timed ones see what those see."""
-    if not empties:
-        return samples
-    shift = calibrated_ms - statistics.median(empties)
-    return [max(EVENT_RESOLUTION_MS, s + shift) for s in samples]
 
 
 def reps_per_round(estimate_ms: float) -> int:
