@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-NICE = (20, 30, 50, 100, 200, 300, 500, 1000, 2000, 5000, 10000)
+NICE = (20, 30, 50, 100, 200, 300, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000)
 TASK_ID = re.compile(r"(cuda2cuda|triton2triton|torch2cuda|torch2triton|hip2hip|torch2hip)/")
 BLOCK = re.compile(r"\n\[performance\]\n(#.*\n)*max_speedup = (\S+)\n")
 

@@ -163,3 +163,35 @@ def test_float8_crosses_the_protocol_and_its_perturbation_stays_finite():
         poison(buf, pattern)
         assert not torch.equal(buf.view(torch.uint8), q.view(torch.uint8))
 
+
+
+def test_a_tie_in_top_k_accepts_either_column_through_the_tasks_canonical():
+    """torch.topk does not say which column of a tie it returns; an H100 run failed an honest
+    kernel (and the naive baseline) on a tied draw. The task's canonical() compares the values the
+    indices select; a wrong column, a column named twice, and one out of range still fail."""
+    import importlib.util
+
+    import torch
+
+    from runner.evaluator.judge import Frozen, Mismatch, canonical_for, compare
+
+    from .conftest import REPO
+    task = load_task(REPO / "tasks" / "torch2cuda" / "topk", REPO / "tasks")
+    spec = importlib.util.spec_from_file_location("topk_reference", task.reference)
+    ref = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ref)
+    x = torch.tensor([[0.5, 3.0, -1.0, 3.0, 2.0, 0.0]])
+    args = [x, 1, 6, 2]
+    values, indices = ref.reference(*args)
+
+    def frozen(v, i):
+        return Frozen([v, i], [tuple(v.stride()), tuple(i.stride())], ["cpu", "cpu"])
+    expected = frozen(values, indices)
+    other = indices.flip(-1)                              # the tie's other order: columns 3 and 1, or 1 and 3
+    canon = canonical_for(ref, args)
+    assert compare(task, frozen(values, other), expected, canon=canon) == 0.0
+    with pytest.raises(Mismatch):                         # without canonical() the tie fails, as it did
+        compare(task, frozen(values, other), expected)
+    for wrong in ([[1, 4]], [[3, 3]], [[1, 6]], [[-7, 1]]):
+        with pytest.raises(Mismatch):
+            compare(task, frozen(values, torch.tensor(wrong)), expected, canon=canon)

@@ -125,3 +125,21 @@ def test_every_shipped_native_kernel_and_solution_compiles(tmp_path, language, c
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         for future in [pool.submit(build, *job) for job in jobs]:
             future.result()   # re-raises the first compile error, naming the task
+
+
+def test_a_compiler_named_by_path_is_visible_inside_the_runner_sandbox(tmp_path, monkeypatch):
+    """GAUNTLET_NVCC / GAUNTLET_HIPCC name a compiler outside PATH (bench/hip_shim/hipcc, a CUDA
+    toolkit of another version); the runner compiles inside its sandbox, which must then see that
+    compiler's tree (an H100 run: every HIP task "hipcc not found" until it did), never a hidden one."""
+    from runner.evaluator.isolation import Isolation
+    tools = tmp_path / "toolkit"
+    (tools / "bin").mkdir(parents=True)
+    (tools / "bin" / "hipcc").write_text("#!/bin/sh\n")
+    monkeypatch.setenv("GAUNTLET_HIPCC", str(tools / "bin" / "hipcc"))
+    readable = Isolation(mode="bwrap", hidden=(tmp_path / "tasks",), device="cpu")._readable()
+    assert tools.resolve() in readable
+    # a compiler kept beside hidden data is not worth exposing that data: it stays out
+    monkeypatch.setenv("GAUNTLET_HIPCC", str(tmp_path / "tasks" / "bin" / "hipcc"))
+    readable = Isolation(mode="bwrap", hidden=(tmp_path / "tasks" / "secret",), device="cpu")._readable()
+    assert not any(p == (tmp_path / "tasks").resolve() or (tmp_path / "tasks").resolve().is_relative_to(p)
+                   and p != Path("/") for p in readable if str(p).startswith(str(tmp_path)))

@@ -34,6 +34,7 @@ from pathlib import Path
 RUNNER_UID = 65534                  # the candidate's runner (and every runner in the namespace modes)
 BASELINE_UID = 65533                # the baseline's runner in setpriv mode: the judge tells them apart by uid
 UNISOLATED_ENV = "GAUNTLET_ALLOW_UNISOLATED"
+COMPILER_ENV = ("GAUNTLET_NVCC", "GAUNTLET_HIPCC")   # build.find_compiler's overrides
 HIDE_ENV = "GAUNTLET_EVAL_HIDE"       # more paths no runner may see (os.pathsep-separated): the run dir
 MODES = ("bwrap", "unshare", "setpriv")
 # Passed through to the runner when set; nothing else of the judge's environment is.
@@ -129,6 +130,9 @@ class Isolation:
             found = shutil.which(tool)
             if found:
                 wanted.append(Path(found).resolve().parent.parent)
+        for var in COMPILER_ENV:        # a compiler named by path (build.find_compiler) is run in here
+            if os.environ.get(var):
+                wanted.append(Path(os.environ[var]).resolve().parent.parent)
         for var in ("CUDA_HOME", "CUDA_PATH", "ROCM_PATH", "HIP_PATH"):
             if os.environ.get(var):
                 wanted.append(Path(os.environ[var]))

@@ -465,12 +465,14 @@ def _relevant_strides(shape, stride):
     return tuple(s for n, s in zip(shape, stride) if n > 1)
 
 
-def compare(task: Task, got: Frozen, expected: Frozen, atol_scale: float = 1.0, what: str = "") -> float:
-    """Max abs error; raises Mismatch when count, dtype, shape, strides, device, NaN or values differ."""
+def compare(task: Task, got: Frozen, expected: Frozen, atol_scale: float = 1.0, what: str = "",
+            canon=None) -> float:
+    """Max abs error; raises Mismatch when count, dtype, shape, strides, device, NaN or values differ.
+    `canon` (the task's `canonical` bound to the call's inputs, or None) maps both sides' outputs to
+    the form whose values are compared, where more than one answer is correct (top-k under ties)."""
     import torch
     if len(got.tensors) != len(expected.tensors):
         raise Mismatch(f"returned {len(got.tensors)} outputs, expected {len(expected.tensors)}")
-    worst = 0.0
     for i, (g, e) in enumerate(zip(got.tensors, expected.tensors)):
         if g.shape != e.shape:
             raise Mismatch(f"output {i} shape {tuple(g.shape)} != {tuple(e.shape)}")
@@ -481,6 +483,10 @@ def compare(task: Task, got: Frozen, expected: Frozen, atol_scale: float = 1.0, 
         if _relevant_strides(g.shape, got.strides[i]) != _relevant_strides(e.shape, expected.strides[i]):
             raise Mismatch(f"output {i} strides {tuple(got.strides[i])} != {tuple(expected.strides[i])} "
                            "(return the reference's layout)")
+    if canon is not None:
+        got, expected = _canonical(canon, got, expected)
+    worst = 0.0
+    for i, (g, e) in enumerate(zip(got.tensors, expected.tensors)):
         tol = task.tolerance(str(e.dtype).removeprefix("torch."))
         atol = tol.atol * atol_scale * expected.magnitude(i)
         fast = _fast_close(g, e, tol.rtol, atol)
@@ -498,6 +504,34 @@ def compare(task: Task, got: Frozen, expected: Frozen, atol_scale: float = 1.0, 
         if not bool(torch.isclose(g64, e64, rtol=tol.rtol, atol=atol).all()):
             raise Mismatch(f"output {i} max abs error {err:.3g} exceeds atol={atol:.3g} rtol={tol.rtol}{what}")
     return worst
+
+
+def canonical_for(reference, args):
+    """The task's `canonical(outputs, *inputs)` bound to one call's inputs (the judge's copies), or
+    None when reference.py defines none."""
+    fn = getattr(reference, "canonical", None)
+    if not callable(fn):
+        return None
+    return lambda outs: fn(tuple(outs), *args)
+
+
+def _canonical(canon, got: Frozen, expected: Frozen) -> tuple[Frozen, Frozen]:
+    def apply(frozen: Frozen, whose: str) -> Frozen:
+        try:
+            outs = tuple(canon(frozen.tensors))
+        except Exception as exc:
+            raise Mismatch(f"{whose} outputs: the task's canonical() raised {type(exc).__name__}: "
+                           f"{str(exc)[:160]}") from None
+        if len(outs) != len(expected.tensors):
+            raise Mismatch(f"the task's canonical() returned {len(outs)} outputs (task bug)")
+        return Frozen(list(outs), [tuple(o.stride()) for o in outs], [o.device.type for o in outs])
+    want = apply(expected, "the reference's")
+    have = apply(got, "the candidate's")
+    for i, (g, e) in enumerate(zip(have.tensors, want.tensors)):
+        if g.shape != e.shape or g.dtype != e.dtype:
+            raise Mismatch(f"output {i}: the task's canonical() made {tuple(g.shape)} {g.dtype} of the "
+                           f"candidate's, {tuple(e.shape)} {e.dtype} of the reference's")
+    return have, want
 
 
 def _fast_close(g, e, rtol: float, atol: float) -> float | None:
@@ -665,7 +699,7 @@ class Judge:
         with self.phases("baseline calls"):
             try:
                 got = self.call(baseline, args, expected, patterns=(0, 1) if symmetric else (0,), evidence=False)
-                compare(self.task, got[0], expected, atol_scale, what)
+                compare(self.task, got[0], expected, atol_scale, what, canonical_for(self.ref, args))
             except Mismatch as exc:
                 return f"baseline: {exc}"
         return None
@@ -695,10 +729,11 @@ class Judge:
                     with self.phases("candidate calls"):
                         try:
                             first, second = self.call(candidate, args, expected, patterns=(0, 1))
-                            worst = max(worst, compare(self.task, first, expected, atol_scale, what))
-                            compare(self.task, second, expected, atol_scale, f" on the second run{what}")
+                            canon = canonical_for(self.ref, args)
+                            worst = max(worst, compare(self.task, first, expected, atol_scale, what, canon))
+                            compare(self.task, second, expected, atol_scale, f" on the second run{what}", canon)
                             try:
-                                compare(self.task, second, first, atol_scale)
+                                compare(self.task, second, first, atol_scale, canon=canon)
                             except Mismatch as exc:
                                 raise Mismatch(f"two runs on the same inputs disagree{what}: {exc}") from None
                         except Mismatch as exc:
@@ -875,15 +910,16 @@ class Judge:
         want = self.expected(rep_args)
         committed = digests[index]
         device_outs = got.tensors
+        canon = canonical_for(self.ref, rep_args)
         if any(t.device.type == "meta" for t in device_outs):      # not the expected outputs at all
-            compare(self.task, got, want, what=f" (timed repetition {index}, checked after the batch)")
+            compare(self.task, got, want, what=f" (timed repetition {index}, checked after the batch)", canon=canon)
         actual = protocol.digest(device_outs, protocol.digest_weights(device_outs, runner.last_digest_seed))
         if not isinstance(committed, list) or len(committed) != len(actual) or not all(
                 type(c) is int and a is not None and c == a for c, a in zip(committed, actual)):
             raise Mismatch(f"timed repetition {index}: the outputs exported afterwards are not the ones "
                            "the runner committed to when the batch ended")
         del device_outs
-        compare(self.task, got, want, what=f" (timed repetition {index}, checked after the batch)")
+        compare(self.task, got, want, what=f" (timed repetition {index}, checked after the batch)", canon=canon)
 
     def _bound(self, walls: dict, base, cand) -> dict:
         """The judge's clock against the samples: per call, the wall time the samples do not explain

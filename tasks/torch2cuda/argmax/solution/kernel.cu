@@ -2,65 +2,14 @@
 //
 // Memory-bound: x is read once. The lanes per row are sized to it: a group of 4..32 lanes per
 // short row (<= 1024), reduced with shuffles of (value, index) pairs; a block per longer row,
-// reduced through shared memory.
+// reduced through shared memory. Few long rows (fewer than the GPU has SMs) would leave most SMs
+// idle with a block per row, so each row is then split into chunks over many blocks: each writes
+// its chunk's best (value, first index) to a small static buffer, and the row's last block to
+// finish (an atomic counter per row) picks the best partial, lowest index on ties (chunks lie in
+// column order, so that is the row's first maximum).
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <math.h>
-
-__device__ __forceinline__ float warp_sum(float v) {
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-    return v;
-}
-__device__ __forceinline__ float warp_max(float v) {
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, off));
-    return v;
-}
-// Reductions over a group of G lanes (G divides 32, groups aligned inside one warp).
-template <int G> __device__ __forceinline__ float group_sum(float v) {
-#pragma unroll
-    for (int off = G / 2; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off, G);
-    return v;
-}
-template <int G> __device__ __forceinline__ float group_max(float v) {
-#pragma unroll
-    for (int off = G / 2; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, off, G));
-    return v;
-}
-// Block-wide reductions (blockDim.x a multiple of 32, at most 1024); every thread gets the result.
-__device__ float block_sum(float v) {
-    __shared__ float partial[32];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = warp_sum(v);
-    if (lane == 0) partial[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        v = lane < (int)(blockDim.x / 32) ? partial[lane] : 0.0f;
-        v = warp_sum(v);
-        if (lane == 0) partial[0] = v;
-    }
-    __syncthreads();
-    v = partial[0];
-    __syncthreads();  // partial[] may be reused right after
-    return v;
-}
-__device__ float block_max(float v) {
-    __shared__ float partial[32];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = warp_max(v);
-    if (lane == 0) partial[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        v = lane < (int)(blockDim.x / 32) ? partial[lane] : -INFINITY;
-        v = warp_max(v);
-        if (lane == 0) partial[0] = v;
-    }
-    __syncthreads();
-    v = partial[0];
-    __syncthreads();
-    return v;
-}
 
 constexpr int WARP = 32;  // reduction group width: one CUDA warp, half a CDNA wavefront (both work)
 // (value, index) max with ties to the lower index, as torch.argmax.
@@ -131,6 +80,89 @@ __global__ void __launch_bounds__(1024) row_block(const float* __restrict__ x, i
         row_op<BlockR>(x, rows, cols, y, r, (int)threadIdx.x, (int)blockDim.x, true);
 }
 
+// ---- split layout: few long rows, each over many blocks (grid = chunks x rows) -----------------
+constexpr int SPLIT_THREADS = 256;
+constexpr int SPLIT_UNROLL = 8;                                 // loads in flight per thread
+constexpr int64_t SPLIT_STEP = SPLIT_THREADS * SPLIT_UNROLL;    // chunks are a multiple of this
+constexpr int SPLIT_MAX_ROWS = 1024;
+constexpr int SPLIT_MAX_PARTS = 16384;
+// Scratch for the split path (one launch at a time per stream; the counters return to 0).
+__device__ float g_part_v[SPLIT_MAX_PARTS];
+__device__ int64_t g_part_i[SPLIT_MAX_PARTS];
+__device__ unsigned int g_done[SPLIT_MAX_ROWS];
+
+__device__ __forceinline__ void scan_one(float v, int64_t j, float& best, int64_t& idx, int64_t none) {
+    if (v > best || idx == none) { best = v; idx = j; }  // j grows: strict > keeps the first
+}
+
+__global__ void __launch_bounds__(SPLIT_THREADS) row_split(const float* __restrict__ x, int64_t cols, int64_t chunk, int chunks, int64_t* __restrict__ y) {
+    const int c = blockIdx.x, row = blockIdx.y;
+    const int64_t begin = (int64_t)c * chunk;
+    const int64_t end = begin + chunk < cols ? begin + chunk : cols;
+    const float* xr = x + (int64_t)row * cols;
+    float best = -INFINITY;
+    int64_t idx = cols;  // "none yet", as in row_op
+    int64_t j = begin + threadIdx.x;
+    for (; j + (SPLIT_UNROLL - 1) * SPLIT_THREADS < end; j += SPLIT_STEP) {
+        float v[SPLIT_UNROLL];  // all loads first, then the (in-order) comparisons
+#pragma unroll
+        for (int u = 0; u < SPLIT_UNROLL; ++u) v[u] = xr[j + u * SPLIT_THREADS];
+#pragma unroll
+        for (int u = 0; u < SPLIT_UNROLL; ++u) scan_one(v[u], j + u * SPLIT_THREADS, best, idx, cols);
+    }
+    for (; j < end; j += SPLIT_THREADS) scan_one(xr[j], j, best, idx, cols);
+    block_argmax(best, idx);
+
+    // Publish this chunk's (value, index); the row's last block combines them.
+    __shared__ bool last;
+    const int part = row * chunks + c;
+    if (threadIdx.x == 0) {
+        g_part_v[part] = best;
+        g_part_i[part] = idx;
+        __threadfence();  // the partial is visible before the count says so
+        last = atomicAdd(&g_done[row], 1u) == (unsigned)(chunks - 1);
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    const volatile float* pv = g_part_v + row * chunks;    // volatile: read from L2, not a stale L1
+    const volatile int64_t* pi = g_part_i + row * chunks;
+    best = -INFINITY;
+    idx = cols;  // loses every tie against a real index
+    for (int p = threadIdx.x; p < chunks; p += SPLIT_THREADS) arg_better(best, idx, pv[p], pi[p]);
+    block_argmax(best, idx);
+    if (threadIdx.x == 0) {
+        y[row] = idx;
+        g_done[row] = 0;  // ready for the next launch
+    }
+}
+
+static int sm_count() {
+    static int count = 0;
+    if (count == 0) {
+        int dev = 0, n = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || n <= 0) {
+            (void)cudaGetLastError();  // not fatal: fall back to a typical count
+            n = 132;
+        }
+        count = n;
+    }
+    return count;
+}
+
+// Split plan for rows too few to fill the GPU with a block each: about 8 blocks per SM in all,
+// chunks a multiple of SPLIT_STEP; false where a block per row is the better layout.
+static bool split_plan(int64_t rows, int64_t cols, int64_t& chunk, int64_t& chunks) {
+    const int sms = sm_count();
+    if (rows >= sms || rows > SPLIT_MAX_ROWS) return false;
+    const int64_t per_row = (8 * (int64_t)sms + rows - 1) / rows;
+    chunk = (cols + per_row - 1) / per_row;
+    chunk = (chunk + SPLIT_STEP - 1) / SPLIT_STEP * SPLIT_STEP;
+    chunks = (cols + chunk - 1) / chunk;  // every chunk holds at least one column
+    return chunks >= 2 && rows * chunks <= SPLIT_MAX_PARTS;
+}
+
 template <int G>
 static void launch_group(const float* __restrict__ x, int64_t rows, int64_t cols, int64_t* __restrict__ y, cudaStream_t st) {
     const int threads = 256;
@@ -152,6 +184,11 @@ extern "C" int launch(const float* x,   // [rows, cols]
         else if (cols <= 64) launch_group<16>(x, rows, cols, y, st);
         else                 launch_group<32>(x, rows, cols, y, st);
     } else {
+        int64_t chunk, chunks;
+        if (split_plan(rows, cols, chunk, chunks)) {
+            row_split<<<dim3((unsigned)chunks, (unsigned)rows), SPLIT_THREADS, 0, st>>>(x, cols, chunk, (int)chunks, y);
+            return cudaGetLastError() != cudaSuccess;
+        }
         // Few rows: big blocks so each row keeps many loads in flight.
         const int threads = rows < 1024 ? 1024 : 256;
         const int64_t blocks = rows < 65535 * 8 ? rows : 65535 * 8;
