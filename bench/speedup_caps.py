@@ -10,11 +10,13 @@ says what the cap means.
 
     python3 bench/speedup_caps.py            # print the changes
     python3 bench/speedup_caps.py --write    # and write them into tasks/*/*/task.toml
+    python3 bench/speedup_caps.py --tally    # each task's geomean from the same tables, the share >= 1.0x
 """
 from __future__ import annotations
 
 import argparse
 import glob
+import math
 import re
 from pathlib import Path
 
@@ -24,11 +26,11 @@ TASK_ID = re.compile(r"(cuda2cuda|triton2triton|torch2cuda|torch2triton|hip2hip|
 BLOCK = re.compile(r"\n\[performance\]\n(#.*\n)*max_speedup = (\S+)\n")
 
 
-def measured() -> dict[str, tuple[float, str, str]]:
-    """task id -> (largest speedup, its config, the file), the latest file per task."""
+def tables() -> dict[str, tuple[list[tuple[float, str]], str]]:
+    """task id -> ([(speedup, config), ...], the file): the latest file that times the task."""
     files = sorted(glob.glob(str(ROOT / "docs/results/h100-*/*.txt")))
     files += [str(ROOT / "docs/results/native-task-check.md"), str(ROOT / "docs/results/triton-task-check.md")]
-    best = {}
+    latest = {}
     for name in sorted(files):
         per: dict[str, list] = {}
         for line in Path(name).read_text(errors="replace").splitlines():
@@ -40,15 +42,38 @@ def measured() -> dict[str, tuple[float, str, str]]:
                 config = [c for c in cells[1:3] if c not in ("seen", "hidden")][0]
                 per.setdefault(cells[0], []).append((float(re.match(r"^([0-9.]+)x", speed[0]).group(1)), config))
         for task, values in per.items():
-            x, config = max(values)
-            best[task] = (x, config, str(Path(name).relative_to(ROOT / "docs/results")))
-    return best
+            latest[task] = (values, str(Path(name).relative_to(ROOT / "docs/results")))
+    return latest
+
+
+def measured() -> dict[str, tuple[float, str, str]]:
+    """task id -> (largest speedup, its config, the file), the latest file per task."""
+    return {task: (*max(values), source) for task, (values, source) in tables().items()}
+
+
+def tally() -> int:
+    """Per task the geomean of the solution's speedup over its baseline (latest table), and the share
+    of timed tasks at 1.0x or more (issue 12's 90 % figure)."""
+    rows = []
+    for task, (values, source) in sorted(tables().items()):
+        if not (ROOT / "tasks" / task / "task.toml").is_file():
+            continue
+        geo = math.exp(sum(math.log(max(x, 1e-9)) for x, _ in values) / len(values))
+        rows.append((task, geo, len(values), source))
+        print(f"{task:36s} {geo:7.2f}x over {len(values)} configs  ({source})")
+    below = [(t, g) for t, g, _, _ in rows if g < 1.0]
+    print(f"{len(rows) - len(below)} of {len(rows)} timed tasks at >= 1.0x ({100 * (len(rows) - len(below)) / len(rows):.1f} %); "
+          f"below: {', '.join(f'{t} {g:.2f}' for t, g in below) or 'none'}")
+    return 0
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--tally", action="store_true", help="print each task's geomean and the share >= 1.0x")
     args = parser.parse_args()
+    if args.tally:
+        return tally()
     for task, (x, config, source) in sorted(measured().items()):
         toml = ROOT / "tasks" / task / "task.toml"
         if not toml.is_file() or 2 * x <= 10:
