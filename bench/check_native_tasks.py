@@ -108,9 +108,10 @@ def nvcc_path() -> str:
 
 
 def compile_kernel(src: Path, out: Path, arch: str, is_hip: bool, flags: list[str]) -> tuple[bool, str]:
-    cmd = [nvcc_path(), "-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC", f"-arch={arch}"]
-    if is_hip:
-        cmd += ["-x", "cu", "-I", str(SHIM)]
+    if is_hip:          # hipcc's command line, compiled by nvcc through the shim's headers
+        cmd = [str(SHIM / "hipcc"), "-O3", "-std=c++17", "-shared", "-fPIC", f"--offload-arch={arch}"]
+    else:
+        cmd = [nvcc_path(), "-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC", f"-arch={arch}"]
     cmd += flags + ["-o", str(out), str(src)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     return proc.returncode == 0, (proc.stdout + proc.stderr).strip()

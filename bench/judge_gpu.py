@@ -38,6 +38,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))        # runner.task, for the folders the oracle submits
 CUDA_TASKS = ("triton2triton/softmax", "triton2triton/matmul", "torch2triton/rmsnorm", "torch2triton/silu_mul",
               "cuda2cuda/softmax", "cuda2cuda/transpose", "torch2cuda/rmsnorm", "torch2cuda/bias_gelu_residual")
 
@@ -76,7 +77,6 @@ def rows(data: dict) -> list[dict]:
 
 def solution_of(task: str) -> Path:
     """The folder the oracle submits: the task's [solution] dir, wherever `extends` found it."""
-    sys.path.insert(0, str(ROOT))
     from runner.task import load_task
     found = load_task(ROOT / "tasks" / task, ROOT / "tasks").solution_dir
     if found is None:
@@ -156,7 +156,6 @@ HIPCC_SHIM = Path(__file__).resolve().parent / "hip_shim" / "hipcc"
 
 
 def _suite_tasks(selected: list[str], hip: bool) -> list[str]:
-    sys.path.insert(0, str(ROOT))
     from runner.task import load_task
     found = []
     for toml in sorted((ROOT / "tasks").glob("*/*/task.toml")):
@@ -173,8 +172,11 @@ def _suite_one(task: str, agent: str, out: Path, slot: int, device: str) -> dict
     env = {"GAUNTLET_LOCK_DIR": f"/tmp/gauntlet-locks-suite-{slot}"}   # correctness only: nothing timed
     if task.split("/")[0].endswith("hip"):
         env["GAUNTLET_HIPCC"] = str(HIPCC_SHIM)
-    data = evaluate(task, cand, out / f"{agent}-{task.replace('/', '_')}.json", str(ROOT), extra=["--no-timing"],
-                    env=env, device=device)
+    try:
+        data = evaluate(task, cand, out / f"{agent}-{task.replace('/', '_')}.json", str(ROOT), extra=["--no-timing"],
+                        env=env, device=device)
+    except subprocess.TimeoutExpired as exc:
+        data = {"wall_s": exc.timeout, "error": f"the evaluation outran {exc.timeout} s"}
     configs = data.get("configs") or []
     row = {"task": task, "agent": agent, "wall_s": data["wall_s"], "compiled": data.get("compiled"),
            "configs": len(configs), "correct": sum(1 for c in configs if c.get("correct")),
@@ -187,8 +189,9 @@ def _suite_one(task: str, agent: str, out: Path, slot: int, device: str) -> dict
     all_correct = bool(configs) and row["correct"] == len(configs) and not row["error"]
     if agent == "oracle":
         row["ok"] = all_correct and not row["flags"] and not row["config_flags"]
-    else:        # noop: the shipped baseline passes an X->X task, the stub fails a PyTorch->X one
-        row["ok"] = all_correct if x2x else (not all_correct and not row["task_error"])
+    else:        # noop: the shipped baseline passes an X->X task, the stub (built, run) fails a PyTorch->X one
+        row["ok"] = all_correct if x2x else (bool(configs) and row["compiled"] is True and not all_correct
+                                             and not row["error"] and not row["task_error"])
     return row
 
 

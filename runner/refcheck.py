@@ -48,7 +48,8 @@ def check_references(task_dirs: list[Path], tasks_root: Path) -> dict[Path, str]
 
 def _check_one(task_dir: Path, tasks_root: Path) -> str | None:
     import torch
-    from .evaluator.judge import WARMUP_SEED, TaskBroken, _seed, import_reference, make_inputs, run_reference
+    from .evaluator.judge import (WARMUP_SEED, Mismatch, TaskBroken, _seed, canonical_for, compare, import_reference,
+                                  make_inputs, run_reference)
     from .task import TaskError, load_task
     try:
         task = load_task(task_dir, tasks_root)
@@ -60,7 +61,13 @@ def _check_one(task_dir: Path, tasks_root: Path) -> str | None:
             generator = torch.Generator().manual_seed(_seed(config, WARMUP_SEED))
             args = make_inputs(reference, config, generator, "cpu")
             try:
-                run_reference(reference, args)
+                expected = run_reference(reference, args)
+                canon = canonical_for(reference, args)
+                if canon is not None:      # the reference must pass through its own canonical()
+                    compare(task, expected, expected, canon=canon)
+            except Mismatch as exc:
+                raise TaskBroken(f"canonical() of the reference's outputs: {exc} on {config.split} config "
+                                 f"{config.name}") from None
             except TaskBroken as exc:
                 raise TaskBroken(f"{exc} on {config.split} config {config.name}") from None
     except TaskBroken as exc:

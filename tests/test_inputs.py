@@ -332,6 +332,16 @@ def test_tasks_validate_checks_the_shipped_solution(tasks_root, source, words):
     assert proc.returncode == 1 and f"{path}: solution: {words}" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
 
 
+def test_tasks_validate_runs_the_references_canonical(tasks_root):
+    """canonical() runs in the judge on every comparison; a task whose canonical() cannot take the
+    reference's own outputs is the task's error, named before any agent runs."""
+    path = tasks_root / "triton2triton" / "scale" / "reference.py"
+    path.write_text(path.read_text() + "\n\ndef canonical(outputs, *args):\n    raise ValueError('no such column')\n")
+    proc = gauntlet("tasks", "validate", "--tasks-root", tasks_root, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1 and "canonical() of the reference's outputs" in out and "no such column" in out, out
+
+
 def test_resume_names_an_unreadable_result_it_redoes(tasks_root, tmp_path):
     out = tmp_path / "run"
     argv = ["run", "--agent", "noop", "--tasks", "triton2triton/scale", "--tasks-root", tasks_root,

@@ -20,11 +20,15 @@ class CompileError(RuntimeError):
     """The candidate did not build or import; the message is the compiler's or importer's log."""
 
 
+COMPILER_ENV = {"cuda": "GAUNTLET_NVCC", "hip": "GAUNTLET_HIPCC"}   # a compiler named by path
+
+
 def find_compiler(language: str) -> str:
-    name, env, fallbacks = {
-        "cuda": ("nvcc", "GAUNTLET_NVCC", ["/usr/local/cuda/bin/nvcc"]),
-        "hip": ("hipcc", "GAUNTLET_HIPCC", ["/opt/rocm/bin/hipcc"]),
+    name, fallbacks = {
+        "cuda": ("nvcc", ["/usr/local/cuda/bin/nvcc"]),
+        "hip": ("hipcc", ["/opt/rocm/bin/hipcc"]),
     }[language]
+    env = COMPILER_ENV[language]
     for candidate in (os.environ.get(env), shutil.which(name), *fallbacks):
         if candidate and Path(candidate).exists():
             return candidate

@@ -31,16 +31,17 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .build import COMPILER_ENV
+
 RUNNER_UID = 65534                  # the candidate's runner (and every runner in the namespace modes)
 BASELINE_UID = 65533                # the baseline's runner in setpriv mode: the judge tells them apart by uid
 UNISOLATED_ENV = "GAUNTLET_ALLOW_UNISOLATED"
-COMPILER_ENV = ("GAUNTLET_NVCC", "GAUNTLET_HIPCC")   # build.find_compiler's overrides
 HIDE_ENV = "GAUNTLET_EVAL_HIDE"       # more paths no runner may see (os.pathsep-separated): the run dir
 MODES = ("bwrap", "unshare", "setpriv")
 # Passed through to the runner when set; nothing else of the judge's environment is.
 PASSED_ENV = ("LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
-              "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "ROCM_PATH", "HIP_PATH", "GAUNTLET_NVCC",
-              "GAUNTLET_HIPCC", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS",
+              "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "ROCM_PATH", "HIP_PATH", *COMPILER_ENV.values(),
+              "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS",
               "TORCH_CUDA_ARCH_LIST", "TRITON_PTXAS_PATH")
 GPU_NODES = ("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset",
              "/dev/kfd", "/dev/dri")
@@ -130,7 +131,7 @@ class Isolation:
             found = shutil.which(tool)
             if found:
                 wanted.append(Path(found).resolve().parent.parent)
-        for var in COMPILER_ENV:        # a compiler named by path (build.find_compiler) is run in here
+        for var in COMPILER_ENV.values():     # a compiler named by path (build.find_compiler) runs in here
             if os.environ.get(var):
                 wanted.append(Path(os.environ[var]).resolve().parent.parent)
         for var in ("CUDA_HOME", "CUDA_PATH", "ROCM_PATH", "HIP_PATH"):
