@@ -15,13 +15,15 @@
         Nsight Compute's gpu__time_duration of each single-kernel solution on its largest seen
         config, against the candidate time the judge reported for it.
     python3 bench/judge_gpu.py suite --out DIR [--jobs N] [--tasks T ...] [--hip-on-cuda]
+                                     [--tasks-root DIR] [--agents noop]
         the suite's validation (issue 12): every task's solution (oracle) and the task as shipped
         (noop) through the judge on every seen and hidden config, correctness only (--no-timing),
         N evaluations at once (each with a lock folder of its own: nothing is timed). The oracle
         must be correct everywhere with no flag; noop must fail a PyTorch->X task and pass an X->X
         one. --tasks default: every task that runs on CUDA; with --hip-on-cuda the HIP tasks too,
         compiled by nvcc through bench/hip_shim (their logic with 32-wide warps, not an AMD run).
-        Resumable: DIR/suite.jsonl keeps one line per finished evaluation.
+        Resumable: DIR/suite.jsonl keeps one line per finished evaluation. --tasks-root: another
+        task folder (a KernelBench import, which ships no solution: run it with --agents noop).
 
 Each writes DIR/<mode>.json and prints a table. Needs a CUDA GPU and nvcc; ncu for `ncu`.
 """
@@ -155,11 +157,11 @@ def overhead(args) -> dict:
 HIPCC_SHIM = Path(__file__).resolve().parent / "hip_shim" / "hipcc"
 
 
-def _suite_tasks(selected: list[str], hip: bool) -> list[str]:
+def _suite_tasks(selected: list[str], hip: bool, tasks_root: Path) -> list[str]:
     from runner.task import load_task
     found = []
-    for toml in sorted((ROOT / "tasks").glob("*/*/task.toml")):
-        task = load_task(toml.parent, ROOT / "tasks")
+    for toml in sorted(tasks_root.glob("*/*/task.toml")):
+        task = load_task(toml.parent, tasks_root)
         if "cuda" in task.platforms or (hip and task.category.endswith("hip")):
             found.append(task.id)
     if selected:
@@ -167,14 +169,14 @@ def _suite_tasks(selected: list[str], hip: bool) -> list[str]:
     return found
 
 
-def _suite_one(task: str, agent: str, out: Path, slot: int, device: str) -> dict:
+def _suite_one(task: str, agent: str, out: Path, slot: int, device: str, tasks_root: Path) -> dict:
     cand = solution_of(task) if agent == "oracle" else None
     env = {"GAUNTLET_LOCK_DIR": f"/tmp/gauntlet-locks-suite-{slot}"}   # correctness only: nothing timed
     if task.split("/")[0].endswith("hip"):
         env["GAUNTLET_HIPCC"] = str(HIPCC_SHIM)
     try:
         data = evaluate(task, cand, out / f"{agent}-{task.replace('/', '_')}.json", str(ROOT), extra=["--no-timing"],
-                        env=env, device=device)
+                        env=env, device=device, tasks_root=tasks_root)
     except subprocess.TimeoutExpired as exc:
         data = {"wall_s": exc.timeout, "error": f"the evaluation outran {exc.timeout} s"}
     configs = data.get("configs") or []
@@ -197,20 +199,22 @@ def _suite_one(task: str, agent: str, out: Path, slot: int, device: str) -> dict
 
 def suite(args) -> dict:
     import concurrent.futures as cf
-    tasks = _suite_tasks(args.tasks if args.tasks != list(CUDA_TASKS) else [], args.hip_on_cuda)
+    tasks_root = (args.tasks_root or ROOT / "tasks").resolve()
+    tasks = _suite_tasks(args.tasks if args.tasks != list(CUDA_TASKS) else [], args.hip_on_cuda, tasks_root)
     log = args.out / "suite.jsonl"
     done = {(r["task"], r["agent"]) for r in map(json.loads, log.read_text().splitlines())} if log.is_file() else set()
-    todo = [(t, a) for t in tasks for a in ("oracle", "noop") if (t, a) not in done]
+    todo = [(t, a) for t in tasks for a in args.agents if (t, a) not in done]
     print(f"{len(tasks)} tasks, {len(todo)} evaluations to run ({len(done)} already in {log.name})", flush=True)
     slots = list(range(args.jobs))
     with cf.ThreadPoolExecutor(args.jobs) as pool:
         def run(item):
             slot = slots.pop()
             try:
-                return _suite_one(*item, args.out, slot, args.device)
+                return _suite_one(*item, args.out, slot, args.device, tasks_root)
             finally:
                 slots.append(slot)
-        for row in pool.map(run, todo):
+        for future in cf.as_completed([pool.submit(run, item) for item in todo]):   # a kill loses only those in flight
+            row = future.result()
             with log.open("a") as fh:
                 fh.write(json.dumps(row) + "\n")
             print(f"{'ok ' if row['ok'] else 'BAD'} {row['agent']:6s} {row['task']:36s} {row['correct']}/{row['configs']} "
@@ -220,7 +224,7 @@ def suite(args) -> dict:
     by_task = {}
     for r in rows:
         by_task.setdefault(r["task"], {})[r["agent"]] = r
-    valid = sorted(t for t, v in by_task.items() if v.get("oracle", {}).get("ok") and v.get("noop", {}).get("ok"))
+    valid = sorted(t for t, v in by_task.items() if all(v.get(a, {}).get("ok") for a in args.agents))
     summary = {"tasks": len(by_task), "validated": len(valid),
                "not_validated": sorted(set(by_task) - set(valid)),
                "by_category": {cat: sum(1 for t in valid if t.startswith(cat + "/"))
@@ -486,6 +490,9 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=8, help="suite: evaluations at once")
     parser.add_argument("--device", default="cuda", help="suite: cpu for a dry run of the bench itself")
     parser.add_argument("--hip-on-cuda", action="store_true", help="suite: the HIP tasks too, through nvcc")
+    parser.add_argument("--tasks-root", type=Path, default=None, help="suite: another task folder (an import)")
+    parser.add_argument("--agents", nargs="+", choices=("oracle", "noop"), default=["oracle", "noop"],
+                        help="suite: which submissions (an import ships no solution: noop alone)")
     args = parser.parse_args(argv)
     args.out = args.out.resolve()
     if args.old:       # evaluate() runs each evaluation from its output folder

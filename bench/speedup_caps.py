@@ -3,7 +3,8 @@
 
 Reads every table row of docs/results/h100-*/*.txt and the two *-task-check.md files written by
 bench/check_native_tasks.py and bench/check_triton_tasks.py (the solution's speedup over the task's
-baseline per config); per task the latest file that times it wins (files sort by name). A task
+baseline per config); per task the latest file that times it wins (the two .md tables first, then
+the dated folders and their files by name). A task
 whose solution reached more than 5x gets a cap of twice that, rounded up to 20, 30, 50, 100, ...;
 an existing cap is never lowered (an older measurement may have read higher). docs/task-format.md
 says what the cap means.
@@ -28,10 +29,11 @@ BLOCK = re.compile(r"\n\[performance\]\n(#.*\n)*max_speedup = (\S+)\n")
 
 def tables() -> dict[str, tuple[list[tuple[float, str]], str]]:
     """task id -> ([(speedup, config), ...], the file): the latest file that times the task."""
-    files = sorted(glob.glob(str(ROOT / "docs/results/h100-*/*.txt")))
-    files += [str(ROOT / "docs/results/native-task-check.md"), str(ROOT / "docs/results/triton-task-check.md")]
+    # The two *-task-check.md tables are the first measurements (2026-11-22): every dated folder is later.
+    files = [str(ROOT / "docs/results/native-task-check.md"), str(ROOT / "docs/results/triton-task-check.md")]
+    files += sorted(glob.glob(str(ROOT / "docs/results/h100-*/*.txt")))
     latest = {}
-    for name in sorted(files):
+    for name in files:
         per: dict[str, list] = {}
         for line in Path(name).read_text(errors="replace").splitlines():
             cells = [c.strip() for c in line.strip().strip("|").split("|")]

@@ -1,8 +1,10 @@
 """Reference check for `gauntlet tasks validate`: import each task's reference and run make_inputs
 and reference() on every seen and hidden config on the CPU, so a broken task is caught here rather
-than scored as `task_error` in a run. The shipped solution is checked for its entry symbol too: a
-Python one is imported (it must define the callable), a native one must name the symbol (compiling
-it is the oracle's job, `scripts/check_suite_cpu.py`).
+than scored as `task_error` in a run. Every hidden config's inputs must differ from every seen
+config's in a shape or an integer size, or a candidate hard-coded to the seen shapes would pass it.
+The shipped solution is checked for its entry symbol too: a Python one is imported (it must define
+the callable), a native one must name the symbol (compiling it is the oracle's job,
+`scripts/check_suite_cpu.py`).
 
 The host side (`check_references`) never imports torch: the references run in one child process
 (`python -m runner.refcheck`), which uses the judge's own helpers, so validate and the judge agree on
@@ -57,9 +59,11 @@ def _check_one(task_dir: Path, tasks_root: Path) -> str | None:
         return None          # the loader's own line is printed by validate
     try:
         reference = import_reference(task.reference)
+        shapes = []
         for config in (*task.configs("seen"), *task.configs("unseen")):
             generator = torch.Generator().manual_seed(_seed(config, WARMUP_SEED))
             args = make_inputs(reference, config, generator, "cpu")
+            shapes.append((config, _shapes(args)))
             try:
                 expected = run_reference(reference, args)
                 canon = canonical_for(reference, args)
@@ -72,7 +76,20 @@ def _check_one(task_dir: Path, tasks_root: Path) -> str | None:
                 raise TaskBroken(f"{exc} on {config.split} config {config.name}") from None
     except TaskBroken as exc:
         return f"{task.reference}: reference: {exc}"
+    seen = {shape: config.name for config, shape in shapes if config.split == "seen"}
+    for config, shape in shapes:
+        if config.split != "seen" and shape in seen:
+            return (f"{task.hidden_file}: config {config.name}: its inputs have the shapes and sizes of seen config "
+                    f"{seen[shape]}, so a candidate hard-coded to the seen shapes passes it")
     return _check_solution(task)
+
+
+def _shapes(args) -> tuple:
+    """What a shape-hard-coded candidate can key on: every tensor's shape and dtype and every integer
+    argument (native kernels take their sizes so). Float scalars are data, not shape."""
+    import torch
+    return tuple((tuple(a.shape), str(a.dtype)) if isinstance(a, torch.Tensor)
+                 else a if isinstance(a, int) and not isinstance(a, bool) else None for a in args)
 
 
 def _check_solution(task) -> str | None:

@@ -1,5 +1,6 @@
 """Static checks on candidate source: each spelling of a forbidden thing is flagged as the direct
 spelling is, and honest code (the tasks' own solutions among it) is not flagged at all."""
+import functools
 import re
 import textwrap
 from pathlib import Path
@@ -218,6 +219,7 @@ def test_ordinary_python_is_not_flagged(body):
     "__device__ int half_of(int n) { return n / 2; }\n"
     "__global__ void k(int* x) { int half = half_of(x[0]); x[1] = half; }",
     "__global__ void k(float* x) { const int thread = threadIdx.x; x[thread] = 0.f; }",
+    "__global__ void k(float* x, long ks) { const long c = 3, half = ks / 2; x[c] = x[half]; }",
     "__device__ float remove(float v) { return v; }\n__global__ void k(float* x) { x[0] = remove(x[0]); }",
 ])
 def test_ordinary_words_the_kernel_declares_are_not_library_calls(source):
@@ -230,21 +232,32 @@ def test_ordinary_words_the_kernel_declares_are_not_library_calls(source):
     ("__global__ void k(half2* x) { }", "precision_downgrade: half2 "),
     ("__global__ void k(float* x) { x[0] = __half2float(__float2half(x[0])); }", "precision_downgrade: __float2half "),
     ("__global__ void k(float* y) { int half = 2; std::thread t([]{}); }", "thread_injection: thread "),
+    ("__global__ void k(float a, half b) { }", "precision_downgrade: half "),
+    ("__global__ void k(float* y, half* x, int n) { y[0] = f(n, half(x[0])); }", "precision_downgrade: half "),
 ])
 def test_real_half_types_and_library_calls_are_still_flagged(source, flag):
     found = check_native(source, fp32_task=True)
     assert any(f.startswith(flag) for f in found), found
 
 
-# -- honest kernels: the tasks' solutions ---------------------------------------------------------
+# -- honest kernels: the tasks' solutions and the X->X baselines (what noop submits) --------------
 SOLUTIONS = sorted(p for p in (REPO / "tasks").glob("*/*/solution/*") if p.suffix in (".py", ".cu", ".hip"))
-FLOAT32_TASKS = {"rmsnorm", "softmax", "transpose"}
+BASELINES = sorted(p for cat in ("cuda2cuda", "hip2hip", "triton2triton") for p in (REPO / "tasks" / cat).glob("*/kernel.*"))
 
 
-@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: str(p.relative_to(REPO / "tasks")))
-def test_task_solutions_are_not_flagged(path):
+@functools.lru_cache(maxsize=None)
+def _float32_task(task_dir: Path) -> bool:
+    """The judge's own answer (its warm-up on the first seen config, on the CPU): is the task float32?"""
+    from runner.evaluator.judge import _warm_up, import_reference
+    from runner.task import load_task
+    task = load_task(task_dir, REPO / "tasks")
+    return _warm_up(import_reference(task.reference), task, "cpu")
+
+
+@pytest.mark.parametrize("path", SOLUTIONS + BASELINES, ids=lambda p: str(p.relative_to(REPO / "tasks")))
+def test_task_solutions_and_baselines_are_not_flagged(path):
     source = path.read_text()
-    fp32 = path.parent.parent.name in FLOAT32_TASKS
+    fp32 = _float32_task(path.parent.parent if path.parent.name == "solution" else path.parent)
     if path.suffix == ".py":
         assert check_python(source, custom_kernel=True, fp32_task=fp32, filename="kernel.py") == []
     else:

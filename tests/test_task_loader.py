@@ -104,6 +104,17 @@ def test_validate_command_reports_one_line_per_bad_task(tasks_root):
     assert re.search(r"task\.toml: candidate\.speed: unknown key", bad.stderr)
 
 
+def test_validate_refuses_a_hidden_config_with_the_shapes_of_a_seen_one(tasks_root):
+    # Same n as the seen config "small", another alpha: a candidate hard-coded to n = 1000 passes it,
+    # so it tests nothing the seen configs did not.
+    hidden = tasks_root / SCALE / "hidden" / "configs.toml"
+    hidden.write_text(hidden.read_text().replace("n = 10007", "n = 1000"))
+    bad = gauntlet("tasks", "validate", "--tasks-root", tasks_root, check=False)
+    assert bad.returncode == 1
+    assert re.search(r"hidden/configs\.toml: config hidden-prime: its inputs have the shapes and sizes of seen "
+                     r"config small", bad.stderr + bad.stdout)
+
+
 def test_shipped_suite_is_valid():
     proc = gauntlet("tasks", "validate", check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -871,6 +871,8 @@ NATIVE_ORDINARY_WORDS = {"half", "thread", "async", "fork", "clone", "system", "
 # `<type> [*&] name` followed by what can follow a declarator; not `return x`, `case x`, ...
 _DECLARATION = r"\b(?!(?:return|case|else|do|goto|sizeof|new|delete|throw|using|operator|co_return|co_yield)\b)" \
                r"[A-Za-z_]\w*[\s*&]+{name}\s*[=;,)\[:({{>]"
+# a later declarator of a list: `const int64_t c = row % channels, half = ks / 2;`, `int a, half;`
+_LIST_DECLARATOR = r",\s*{name}\s*(?:=(?!=)|[;,\[])"
 NATIVE_INCLUDES = {"thread": "thread_injection", "pthread.h": "thread_injection", "future": "thread_injection",
                    "unistd.h": "process_control", "dlfcn.h": "process_control", "cublas_v2.h": "library_fallback",
                    "cudnn.h": "library_fallback", "hipblas.h": "library_fallback", "hipblas/hipblas.h": "library_fallback",
@@ -887,7 +889,7 @@ def check_native(source: str, *, fp32_task: bool = False, filename: str = "kerne
     tokens = _TOKEN.findall(code)
     qualified = set(re.findall(r"::\s*([A-Za-z_]\w*)", code))
     own = {word for word in NATIVE_ORDINARY_WORDS - qualified
-           if re.search(_DECLARATION.format(name=word), code)}
+           if re.search(_DECLARATION.format(name=word), code) or re.search(_LIST_DECLARATOR.format(name=word), code)}
     names = set(tokens) - own
     flags: list[str] = []
     for kind, bad in NATIVE_FORBIDDEN.items():
