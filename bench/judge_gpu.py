@@ -20,8 +20,9 @@
         (noop) through the judge on every seen and hidden config, correctness only (--no-timing),
         N evaluations at once (each with a lock folder of its own: nothing is timed). The oracle
         must be correct everywhere with no flag; noop must fail a PyTorch->X task and pass an X->X
-        one. --tasks default: every task that runs on CUDA; with --hip-on-cuda the HIP tasks too,
-        compiled by nvcc through bench/hip_shim (their logic with 32-wide warps, not an AMD run).
+        one, unflagged. --tasks default: every task that runs on CUDA; with --hip-on-cuda the HIP
+        tasks too, compiled by nvcc through bench/hip_shim (their logic with 32-wide warps, not an
+        AMD run).
         Resumable: DIR/suite.jsonl keeps one line per finished evaluation. --tasks-root: another
         task folder (a KernelBench import, which ships no solution: run it with --agents noop).
 
@@ -77,10 +78,10 @@ def rows(data: dict) -> list[dict]:
     return [{k: c.get(k) for k in keep} for c in data.get("configs", [])]
 
 
-def solution_of(task: str) -> Path:
+def solution_of(task: str, tasks_root: Path = ROOT / "tasks") -> Path:
     """The folder the oracle submits: the task's [solution] dir, wherever `extends` found it."""
     from runner.task import load_task
-    found = load_task(ROOT / "tasks" / task, ROOT / "tasks").solution_dir
+    found = load_task(tasks_root / task, tasks_root).solution_dir
     if found is None:
         raise SystemExit(f"{task} has no solution")
     return found
@@ -170,7 +171,7 @@ def _suite_tasks(selected: list[str], hip: bool, tasks_root: Path) -> list[str]:
 
 
 def _suite_one(task: str, agent: str, out: Path, slot: int, device: str, tasks_root: Path) -> dict:
-    cand = solution_of(task) if agent == "oracle" else None
+    cand = solution_of(task, tasks_root) if agent == "oracle" else None
     env = {"GAUNTLET_LOCK_DIR": f"/tmp/gauntlet-locks-suite-{slot}"}   # correctness only: nothing timed
     if task.split("/")[0].endswith("hip"):
         env["GAUNTLET_HIPCC"] = str(HIPCC_SHIM)
@@ -189,11 +190,12 @@ def _suite_one(task: str, agent: str, out: Path, slot: int, device: str, tasks_r
                                  None)}
     x2x = task.split("/")[0] in ("cuda2cuda", "triton2triton", "hip2hip")
     all_correct = bool(configs) and row["correct"] == len(configs) and not row["error"]
-    if agent == "oracle":
-        row["ok"] = all_correct and not row["flags"] and not row["config_flags"]
-    else:        # noop: the shipped baseline passes an X->X task, the stub (built, run) fails a PyTorch->X one
-        row["ok"] = all_correct if x2x else (bool(configs) and row["compiled"] is True and not all_correct
-                                             and not row["error"] and not row["task_error"])
+    clean = all_correct and not row["flags"] and not row["config_flags"]   # what a run scores as a pass
+    if agent == "oracle" or x2x:     # the solution, or an X->X task's shipped baseline: a pass, unflagged
+        row["ok"] = clean
+    else:        # noop on PyTorch->X: the stub (built, run) fails
+        row["ok"] = (bool(configs) and row["compiled"] is True and not all_correct
+                     and not row["error"] and not row["task_error"])
     return row
 
 
