@@ -195,3 +195,33 @@ def test_a_tie_in_top_k_accepts_either_column_through_the_tasks_canonical():
     for wrong in ([[1, 4]], [[3, 3]], [[1, 6]], [[-7, 1]]):
         with pytest.raises(Mismatch):
             compare(task, frozen(values, torch.tensor(wrong)), expected, canon=canon)
+
+
+def test_a_graph_replays_output_is_poisoned_once_per_repetition(monkeypatch):
+    """A replay's captured output is poisoned before every timed repetition (stale values fail): as
+    one tensor, not row by row (iterating the tensor made 1800 fills a repetition of an 1800-row
+    output, and the judge's --graph regime crawled on an H100, docs/results/h100-2026-11-26e.md)."""
+    import argparse
+    import torch
+    from runner.evaluator import build
+    from runner.evaluator.kernel_runner import Runner, _relevant
+    runner = Runner(argparse.Namespace(device="cpu", language="python", tree=".", entry="k.py", symbol="f",
+                                       role="candidate", flag=None))
+    x = torch.randn(64, 8)
+    runner.base, runner.work = [x], [x.clone()]
+    runner.scratch, runner.generators = [torch.empty_like(x)], [torch.Generator()]
+    out = torch.empty(64, 8)
+    runner.spec = [torch.empty(64, 8, device="meta")]
+    runner.layouts = [_relevant(out.shape, out.stride())]
+
+    def replay():
+        out.copy_(runner.work[0] * 2)
+        return out
+    replay.output = out
+    runner.replay = replay
+    poisoned = []
+    real = build.poison
+    monkeypatch.setattr(build, "poison", lambda t, pattern=0: (poisoned.append(tuple(t.shape)), real(t, pattern)))
+    reply = runner.time({"n": 3, "seed": 1, "digest_seed": 2, "keep": False, "regime": "cold"}, [])
+    assert reply["ok"], reply
+    assert poisoned == [(64, 8)] * 3

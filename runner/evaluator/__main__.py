@@ -19,6 +19,7 @@ from . import timing
 from ..result import MAX_SPEEDUP
 from .isolation import HIDE_ENV
 from .judge import evaluate
+from .protocol import stack_dump_on_signal
 
 
 def main(argv=None) -> int:
@@ -50,6 +51,7 @@ def main(argv=None) -> int:
                         help="read a nonce from stdin before any candidate code runs and echo it in the "
                              "JSON: the host accepts only a file carrying it")
     args = parser.parse_args(argv)
+    stack_dump_on_signal()
     try:
         task = load_task(args.task_dir, args.tasks_root, workspace_view=args.workspace)
     except TaskError as exc:

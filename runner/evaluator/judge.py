@@ -612,7 +612,9 @@ class Judge:
         self.flags: list[str] = []
         self.row_notes: list[str] = []
         self.watched: set[tuple[str, str]] | None = None    # (split, name) of the watched configs; None: all
-        self.launch_covers: set[str] = set()   # how each runner's clock kept launches out of its samples
+        # how each runner's clock kept launches out of its samples; timed calls whose launch gate ran out
+        self.launch_covers: dict[str, set[str]] = {"baseline": set(), "candidate": set()}
+        self.gate_gave_up: dict[str, int] = {"baseline": 0, "candidate": 0}
         self.rng = random.SystemRandom()    # what is checked, and the seeds of timed inputs: nothing a runner can seed
         self.timing_setup: dict[tuple[str, str], dict] = {}    # per timed config: how the baseline was timed
 
@@ -889,7 +891,10 @@ class Judge:
             if not isinstance(value, list) or len(value) != n:
                 raise RunnerFailed(f"malformed timing reply ({key})")
         if reply.get("launch_cover") in timing.LAUNCH_COVER_KINDS:     # any other word is not written into the verdict
-            self.launch_covers.add(reply["launch_cover"])
+            self.launch_covers[runner.role].add(reply["launch_cover"])
+        gave_up = reply.get("gate_gave_up")
+        if type(gave_up) is int and 0 < gave_up <= n:
+            self.gate_gave_up[runner.role] += gave_up
         for key in ("samples", "gaps", "host_ms"):
             if not all(isinstance(v, (int, float)) and math.isfinite(v) and v >= 0 for v in reply[key]):
                 raise RunnerFailed(f"malformed timing reply ({key})")
@@ -1287,11 +1292,16 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                     except (RunnerFailed, Mismatch) as exc:
                         evaluation.error = evaluation.error or f"the baseline failed its clean-room batches: {exc}"[:500]
             flags += judge.flags
-            if judge.launch_covers:
-                evaluation.timing_method += f"; launches covered by {' / '.join(sorted(judge.launch_covers))}"
-            if len(judge.launch_covers) > 1:
+            covers = judge.launch_covers["baseline"] | judge.launch_covers["candidate"]
+            if covers:
+                evaluation.timing_method += f"; launches covered by {' / '.join(sorted(covers))}"
+            if judge.launch_covers["baseline"] != judge.launch_covers["candidate"]:
                 flags.append("note: the two runners' clocks covered launches differently "
-                             f"({', '.join(sorted(judge.launch_covers))}): their times are less comparable")
+                             f"({', '.join(sorted(covers))}): their times are less comparable")
+            for role, count in judge.gate_gave_up.items():
+                if count:
+                    flags.append(f"note: the launch gate ran out on {count} timed call(s) of the {role} (a call "
+                                 "that blocks the host before its launches are queued): their samples hold host time")
             if held:
                 flags.append(held)
     finally:

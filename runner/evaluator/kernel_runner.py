@@ -314,7 +314,7 @@ class Runner:
             for i in range(n):
                 protocol.perturbed(self.base, protocol.repetition_seed(seed, i), delta, out=self.work,
                                    scratch=self.scratch, generators=self.generators)
-                for buf in (self.replay.output if self.replay is not None else ()):
+                for buf in (_as_tuple(self.replay.output) if self.replay is not None else ()):
                     poison(buf, i % 2)  # a replay rewrites its captured outputs; stale values fail
                 watch = None
                 if i == watch_at:
@@ -358,6 +358,7 @@ class Runner:
             self.findings.append(f"no_kernel_launch: {no_launch} of {n} timed calls launched no Triton kernel")
         return {"ok": True, "samples": samples, "gaps": gaps, "host_ms": host, "digests": digests,
                 "launch_cover": getattr(clock, "launch_cover", None), "gate_error": getattr(clock, "gate_error", None),
+                "gate_gave_up": clock.gate_gave_up() if hasattr(clock, "gate_gave_up") else 0,
                 "tail_limit_ms": float(getattr(clock, "tail_limit_ms", 0.0)), "findings": self._drain()}
 
     def export(self, msg, fds) -> dict:
@@ -436,6 +437,7 @@ def main(argv=None) -> int:
     parser.add_argument("--prelude", default="", help=argparse.SUPPRESS)   # isolation.py: hide paths, drop uid
     parser.add_argument("--hide", action="append", default=[], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    protocol.stack_dump_on_signal()
     if args.prelude:
         from .isolation import apply_prelude
         apply_prelude(args.prelude, args.hide, args.tree)

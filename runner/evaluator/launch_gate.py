@@ -26,10 +26,12 @@ GIVE_UP_MS = 5.0
 
 
 @triton.jit
-def _wait(flag, limit):
+def _wait(flag, limit, gave_up):
     polls = 0
     while (tl.load(flag, volatile=True) == 0) & (polls < limit):
         polls += 1
+    if polls >= limit:
+        tl.store(gave_up, tl.load(gave_up) + 1)
 
 
 class LaunchGate:
@@ -38,12 +40,20 @@ class LaunchGate:
         self.flag = torch.zeros(1, dtype=torch.int32).pin_memory()
         self.host = self.flag.numpy()          # the host's view of the same bytes: a plain store opens it
         self.limit = 1 << 20
+        self.gave_up = torch.zeros(1, dtype=torch.int32, device="cuda")   # waits that ran out, on the device
         self._self_test()
 
     def close_and_launch(self) -> None:
         """Enqueue the wait (closed gate) on the current stream."""
         self.host[0] = 0
-        _wait[(1,)](self.flag, self.limit)
+        _wait[(1,)](self.flag, self.limit, self.gave_up)
+
+    def take_gave_up(self) -> int:
+        """How many waits ran out since the last call (each one: a call that blocked the host before
+        all its launches were queued, timed with that host time in it). Synchronizes."""
+        count = int(self.gave_up.item())
+        self.gave_up.zero_()
+        return count
 
     def open(self) -> None:
         self.host[0] = 1
@@ -56,10 +66,10 @@ class LaunchGate:
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         probe = 20_000
         self.host[0] = 0
-        _wait[(1,)](self.flag, probe)           # compile, and warm up
+        _wait[(1,)](self.flag, probe, self.gave_up)     # compile, and warm up
         torch.cuda.synchronize()
         start.record()
-        _wait[(1,)](self.flag, probe)
+        _wait[(1,)](self.flag, probe, self.gave_up)
         end.record()
         end.synchronize()
         per_ms = probe / max(start.elapsed_time(end), 1e-3)
@@ -73,3 +83,4 @@ class LaunchGate:
         end.synchronize()
         if not held:
             raise RuntimeError("the launch gate did not hold the stream")
+        self.gave_up.zero_()

@@ -269,3 +269,12 @@ def strict_float32() -> None:
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
     torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+
+
+def stack_dump_on_signal() -> None:
+    """`kill -USR1` a stuck runner (or judge) to see where it waits: its threads' Python stacks go to
+    its stderr (the runner's log). A diagnosis aid; it reads nothing the process does not hold."""
+    import faulthandler
+    import signal
+    if hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, all_threads=True)

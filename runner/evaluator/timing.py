@@ -221,6 +221,10 @@ class GpuClock:
     def launch_cover(self) -> str:
         return LAUNCH_COVER_KINDS[0] if self.gate is not None else LAUNCH_COVER_KINDS[1]
 
+    def gate_gave_up(self) -> int:
+        """Gated calls since the last ask whose gate ran out before the host opened it."""
+        return self.gate.take_gave_up() if self.gate is not None else 0
+
     def set_pad(self, pad_ms: float, cycles_per_ms: float | None = None) -> None:
         """The spin before every timed call, in ms. The judge picks one pad for both kernels and one
         cycles-per-ms figure (SM clock cycles: the same GPU for both), so both spin the same cycles;

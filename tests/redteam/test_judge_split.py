@@ -412,7 +412,8 @@ _send = _protocol.send
 
 def _forged(sock, message, fds=()):
     if isinstance(message, dict) and "ok" in message:
-        message = {**message, "runner_ms": 10 ** 400, "launch_cover": "FORGED by the candidate"}
+        message = {**message, "runner_ms": 10 ** 400, "launch_cover": "FORGED by the candidate",
+                   "gate_gave_up": 10 ** 400}
     return _send(sock, message, fds)
 
 
