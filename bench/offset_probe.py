@@ -26,7 +26,8 @@ call (256 MB flush before each, no launch gate: host launch time leaks into thes
         flush buffer / new memory segments (after a hold of random size) / the kernels loaded again;
         --watch: the judge's stream watch (a profiler window) once after the warm-up; --serial: one
         process alive at a time; --idle N: N more processes holding an idle CUDA context throughout;
-        --kernel torch_softmax|trivial3: one PyTorch launch, or three launches of a one-program kernel;
+        --kernel torch_softmax|trivial3|torch3: one PyTorch launch, three launches of a one-program
+        Triton kernel, or three one-element PyTorch launches;
         --regime warm: no flush; --touch: a one-program launch after every flush; --streams N: the
         j-th sequence on stream j % N (0: the process's default stream, then new ones).
 """
@@ -133,6 +134,13 @@ def clock_worker(args) -> int:
             tl.store(ptr, tl.load(ptr) + 1.0)
         if args.kernel == "torch_softmax":
             fn = (lambda: torch.softmax(x, -1))
+        elif args.kernel == "torch3":       # three one-element PyTorch launches: the launch, not the work
+            head = x[:1, :1]
+
+            def fn():
+                for _ in range(3):
+                    head.add_(1.0)
+                return x
         else:                  # three one-program launches: the launch, not the work
             def fn():
                 for _ in range(3):
@@ -306,7 +314,7 @@ def main() -> int:
     parser.add_argument("--watch", action="store_true", help="the judge's stream watch (profiler) once, after the warm-up")
     parser.add_argument("--serial", action="store_true", help="--clock: one worker alive at a time")
     parser.add_argument("--idle", type=int, default=0, help="--clock: this many idle CUDA contexts alive throughout")
-    parser.add_argument("--kernel", choices=("softmax3", "torch_softmax", "trivial3"), default="softmax3")
+    parser.add_argument("--kernel", choices=("softmax3", "torch_softmax", "trivial3", "torch3"), default="softmax3")
     parser.add_argument("--regime", choices=("cold", "warm"), default="cold")
     parser.add_argument("--streams", type=int, default=1, help="sequence j runs on stream j %% N (0: the default)")
     parser.add_argument("--touch", action="store_true", help="a one-program launch after every flush")
