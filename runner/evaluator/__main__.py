@@ -51,7 +51,6 @@ def main(argv=None) -> int:
                         help="read a nonce from stdin before any candidate code runs and echo it in the "
                              "JSON: the host accepts only a file carrying it")
     args = parser.parse_args(argv)
-    stack_dump_on_signal()
     try:
         task = load_task(args.task_dir, args.tasks_root, workspace_view=args.workspace)
     except TaskError as exc:
@@ -90,4 +89,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    stack_dump_on_signal()       # the process's own stderr (main() also runs inside tests)
     sys.exit(main())

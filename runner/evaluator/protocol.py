@@ -276,5 +276,7 @@ def stack_dump_on_signal() -> None:
     its stderr (the runner's log). A diagnosis aid; it reads nothing the process does not hold."""
     import faulthandler
     import signal
-    if hasattr(signal, "SIGUSR1"):
+    try:
         faulthandler.register(signal.SIGUSR1, all_threads=True)
+    except (AttributeError, ValueError, OSError):   # no SIGUSR1, or a stderr without a descriptor
+        pass
