@@ -419,4 +419,6 @@ def _forged(sock, message, fds=()):
 
 _protocol.send = _forged
 ''', measure=True)
-    assert v.evaluation.compiled and "FORGED" not in json.dumps(v.evaluation.to_dict()), v.errors
+    verdict = json.dumps(v.evaluation.to_dict())
+    assert v.evaluation.compiled and "FORGED" not in verdict, v.errors
+    assert "launch gate ran out" not in verdict       # a count beyond the batch's calls is not believed
