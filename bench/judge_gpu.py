@@ -72,6 +72,14 @@ def _phases(trace: Path) -> dict | None:
     return {k: round(v, 2) for k, v in found[-1]["phases_s"].items()} if found else None
 
 
+def _selection(trace: Path) -> dict | None:
+    """Each kernel's runner processes and their levels on the picking config (judge.Judge.fastest)."""
+    if not trace.is_file():
+        return None
+    found = [json.loads(line) for line in trace.read_text().splitlines() if '"selection"' in line]
+    return found[-1]["selection"] if found else None
+
+
 def rows(data: dict) -> list[dict]:
     keep = ("config", "split", "correct", "error", "baseline_ms", "candidate_ms", "speedup", "judge_excess_ms",
             "baseline_clean_ms", "judge_overhead_ms", "flags")
@@ -101,10 +109,13 @@ def fidelity(args) -> dict:
                             "environment": data.get("environment"), "timing_method": data.get("timing_method")})
             r = results[-1]
             r["phases_s"] = _phases(args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl")
+            r["selection"] = _selection(args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl")
             (args.out / "fidelity.partial.json").write_text(json.dumps(results, indent=1))
             print(f"{task:32s} {agent:6s} {r['wall_s']:7.1f}s flags={r['flags']} err={(r['error'] or '')[:200]}")
             print(f"    phases {r['phases_s']}")
             print(f"    timing {r['timing_method']}; isolation {(r['environment'] or {}).get('runner_isolation')}")
+            if r["selection"]:
+                print(f"    selection {json.dumps(r['selection'])}")
             for c in r["rows"]:
                 print(f"    {c['split']:6s} {c['config']:20s} ok={c['correct']} base={c['baseline_ms']} cand={c['candidate_ms']} "
                       f"x={c['speedup'] and round(c['speedup'], 4)} excess={c['judge_excess_ms']} over={c['judge_overhead_ms']} "

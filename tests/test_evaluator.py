@@ -225,3 +225,26 @@ def test_a_graph_replays_output_is_poisoned_once_per_repetition(monkeypatch):
     reply = runner.time({"n": 3, "seed": 1, "digest_seed": 2, "keep": False, "regime": "cold"}, [])
     assert reply["ok"], reply
     assert poisoned == [(64, 8)] * 3
+
+
+def test_each_kernel_goes_on_in_the_fastest_of_its_runner_processes(tasks_root, tmp_path, monkeypatch):
+    """timing_processes=3: three runners per kernel start and build; each kernel's fastest (on the
+    first config, by the judge's batches) is the one every later call goes to; the others are gone
+    before any correctness call, and the verdict says how it was timed."""
+    import json
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv("GAUNTLET_JUDGE_TRACE", str(trace))
+    ev = evaluate_source(tasks_root, tmp_path, (tasks_root / SCALE / "solution" / "kernel.py").read_text(),
+                         splits=("seen",), timing_processes=3)
+    assert ev.compiled and ev.correct("seen") and all(c.speedup for c in ev.configs)
+    assert "fastest of its runner processes (3 / 3, picked on" in ev.timing_method
+    selection = [json.loads(line) for line in trace.read_text().splitlines() if '"selection"' in line][-1]["selection"]
+    assert {role: len(s["levels_ms"]) for role, s in selection.items()} == {"candidate": 3, "baseline": 3}
+    phases = [json.loads(line) for line in trace.read_text().splitlines() if '"phases_s"' in line][-1]["phases_s"]
+    assert phases["timing: runner selection"] > 0
+
+
+def test_one_runner_process_per_kernel_when_asked(tasks_root, tmp_path):
+    ev = evaluate_source(tasks_root, tmp_path, (tasks_root / SCALE / "solution" / "kernel.py").read_text(),
+                         splits=("seen",), timing_processes=1)
+    assert ev.correct("seen") and "fastest of" not in ev.timing_method

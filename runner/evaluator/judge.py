@@ -88,6 +88,16 @@ MAGNITUDE_FLOOR = 1e-3        # atol scales with an output's RMS down to this (d
 MAX_DIMS, MAX_EXTENT = 16, 1 << 40   # an output description beyond these is a broken (or hostile) reply
 LOG_TAIL_BYTES = 600         # of a runner's log, quoted when it dies
 FREEZE_S = 2.0               # how long the judge tries to see every process of the candidate's sandbox stopped
+# Runner processes started per kernel when it is timed; the fastest goes on (Judge.fastest).
+# One by default: on an H100 the fastest of 4 cost ~7 s an evaluation and did not lower a noop's
+# self-speedup (median 0.10 % and 0.40 % against 0.11 % and 0.31 % with one, same calls), because
+# how many processes land on the lowest launch-cost level varies from call to call (20-44 %);
+# fastest-of-K needs K of 8-12 for the median target (docs/results/h100-2026-11-26f.md).
+# `--timing-processes K` trades evaluation time for that.
+TIMING_PROCESSES = {"gpu": 1, "cpu": 1}
+SELECT_ROUNDS = 3                   # rounds over the processes, in a random order each
+SELECT_CALLS = {"gpu": 40, "cpu": 2}   # calls per batch at most; fewer when a call is long:
+SELECT_BATCH_MS = 100.0             # about this much kernel time per batch
 
 
 class Mismatch(Exception):
@@ -617,6 +627,7 @@ class Judge:
         self.gate_gave_up: dict[str, int] = {"baseline": 0, "candidate": 0}
         self.rng = random.SystemRandom()    # what is checked, and the seeds of timed inputs: nothing a runner can seed
         self.timing_setup: dict[tuple[str, str], dict] = {}    # per timed config: how the baseline was timed
+        self.selection: dict[str, dict] = {}     # per role: how its runner process was picked (fastest)
 
     # -- inputs and the reference ----------------------------------------------------------------
     def inputs(self, config: Config, seed: int, outliers: bool = False) -> list:
@@ -875,6 +886,101 @@ class Judge:
                                                    "cycles_per_ms": common.get("cycles_per_ms"),
                                                    "median_ms": {k: v.median_ms for k, v in timed.items()}}) + "\n")
         return timed["baseline"], timed["candidate"], self._bound(walls, timed["baseline"], timed["candidate"])
+
+    def warm_up(self, pool: list[RunnerClient], config: Config) -> list[RunnerClient]:
+        """`config`'s timing inputs loaded into every process of `pool` and their warm-up calls made,
+        all processes at once: a runner's first calls compile its JIT kernels (seconds each, on
+        the CPU), and nothing here is measured. The processes that managed it."""
+        args = self.inputs(config, TIMING_SEED)
+        expected = self.expected(args)
+        loaded = []
+        for runner in pool:
+            try:
+                self.load(runner, args, expected)
+                loaded.append(runner)
+            except (Mismatch, RunnerFailed):
+                pass
+
+        def warm(runner: RunnerClient) -> dict | None:
+            runner.last_digest_seed = self.rng.getrandbits(62)
+            message = {"op": "time", "n": 1 if self.device == "cpu" else timing.WARMUP_CALLS,
+                       "seed": self.rng.getrandbits(62), "digest_seed": runner.last_digest_seed, "keep": False,
+                       "watch": False, **self._select_common()}
+            try:
+                reply = runner.request(message)
+                runner.request({"op": "release"})
+                return reply
+            except RunnerFailed:
+                return None
+
+        with ThreadPoolExecutor(max_workers=max(1, len(loaded))) as threads:
+            replies = list(threads.map(warm, loaded))
+        ready = []
+        for runner, reply in zip(loaded, replies):
+            if reply is not None and runner.role == "candidate":
+                self._findings(reply)
+            if reply is not None and reply["ok"]:
+                ready.append(runner)
+        return ready
+
+    def _select_common(self) -> dict:
+        return {"regime": self.regime, "graph": False, "delta": protocol.PERTURBATION}
+
+    def fastest(self, pool: list[RunnerClient], config: Config, frozen: RunnerClient | None = None) -> RunnerClient | None:
+        """The process of `pool` (one kernel's runners, warmed up on `config`) that runs its kernel
+        fastest there; None when none of them could be timed.
+
+        Why: on an H100 every process pays its own fixed cost per kernel launch, set when the process
+        starts (docs/results/h100-2026-11-26e.md); in 36 to 44 processes timing one kernel, 20-44 %
+        sat within 0.15 us of the lowest level, the rest up to 2.5 % above it (h100-2026-11-26f.md).
+        One process per kernel makes a noop's self-speedup the difference of two such draws; the
+        fastest of enough processes per kernel lands both near the lowest level. Picking among a
+        kernel's own processes gives a candidate nothing it could not have in one: the one picked is
+        the only one that goes on, and every correctness call and timed repetition after this is
+        its own. The processes of `frozen` (the candidate's) are stopped while the baseline's are
+        timed. A process that fails here is left out."""
+        common = self._select_common()
+        cpu = self.device == "cpu"
+        medians: dict[int, list[float]] = {}
+
+        def batch(runner: RunnerClient, n: int) -> list[float]:
+            if frozen is not None:
+                frozen.freeze()
+            try:
+                samples = self._batch(runner, n, common, keep=False, evidence=runner.role == "candidate")["samples"]
+            finally:
+                if frozen is not None:
+                    frozen.thaw()
+            runner.request({"op": "release"})
+            return samples
+
+        def frozen_gone() -> bool:       # the candidate's sandbox was killed (freeze): nothing to compare against
+            return frozen is not None and frozen.proc.poll() is not None
+
+        estimate = 0.0
+        for index, runner in enumerate(pool):
+            if frozen_gone():
+                break
+            try:
+                estimate = max(estimate, *batch(runner, 3))
+                medians[index] = []
+            except (Mismatch, RunnerFailed):
+                pass
+        n = SELECT_CALLS["cpu"] if cpu else max(5, min(SELECT_CALLS["gpu"], int(SELECT_BATCH_MS / max(estimate, 1e-3))))
+        for _ in range(SELECT_ROUNDS):
+            order = list(medians)
+            self.rng.shuffle(order)
+            for index in order:
+                if frozen_gone():
+                    break
+                try:
+                    medians[index].append(statistics.median(batch(pool[index], n)))
+                except (Mismatch, RunnerFailed):
+                    medians.pop(index)
+        levels = {index: statistics.median(m) for index, m in medians.items() if m}
+        self.selection[pool[0].role] = {"config": config.name, "processes": len(pool), "calls": n,
+                                        "levels_ms": {str(i): round(v, 6) for i, v in levels.items()}}
+        return pool[min(levels, key=levels.get)] if levels else None
 
     def _batch(self, runner: RunnerClient, n: int, common: dict, *, keep: bool, watch: bool = False,
                seed: int | None = None, evidence: bool = True) -> dict:
@@ -1167,10 +1273,12 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
              measure: bool = True, regime: str = "cold", graph: bool = False,
              max_speedup: float = MAX_SPEEDUP, drawn: list[Config] = (),
              baseline_only: bool = False, language: str | None = None, hide=(), out_dir: Path | None = None,
-             workspace: bool = False) -> Evaluation:
+             workspace: bool = False, timing_processes: int | None = None) -> Evaluation:
     """Evaluate the candidate whose editable files are in `candidate_dir` (None: the task as shipped).
     `hide`: more paths no runner may see (the run dir); `out_dir`: where the verdict goes (no runner
-    may write it); `workspace`: an agent's self-check in its own workspace (nothing hidden there)."""
+    may write it); `workspace`: an agent's self-check in its own workspace (nothing hidden there);
+    `timing_processes`: runner processes started per kernel when timing, the fastest kept
+    (default TIMING_PROCESSES for the device)."""
     language = language or task.language
     max_speedup = task.speedup_limit(max_speedup)
     evaluation = Evaluation(device=device, compiled=False, timing_meaningful=device != "cpu",
@@ -1181,6 +1289,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
     configs = {split: list(drawn) if split == "drawn" else task.configs(split) for split in splits}
     flags: list[str] = []
     runners: list[RunnerClient] = []
+    judge: Judge | None = None
     scratch = Path(tempfile.mkdtemp(prefix="gauntlet-judge-"))
     phases = Phases()
     started = time.perf_counter()
@@ -1223,28 +1332,56 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 runners.append(runner)
                 return runner
 
-            baseline = start("baseline", None)
+            def retire(doomed: list[RunnerClient]) -> None:
+                for runner in doomed:
+                    runners.remove(runner)
+                with ThreadPoolExecutor(max_workers=max(1, len(doomed))) as pool:
+                    list(pool.map(RunnerClient.close, doomed))
+
+            kind = "cpu" if device == "cpu" else "gpu"
+            per_kernel = 1 if baseline_only or not measure else max(1, timing_processes or TIMING_PROCESSES[kind])
+            baselines = [start("baseline", None) for _ in range(per_kernel)]
+            candidates: list[RunnerClient] = []
             candidate = None
             if baseline_only:
                 evaluation.compile_log = "baseline only: no candidate was evaluated"
             else:
                 tree = kernel_tree(task.files, task.editable, candidate_dir, scratch / "candidate-source")
                 flags += static_flags(task, tree, fp32_task)
-                candidate = start("candidate", candidate_dir)
-            # Both kernels build at once (nvcc takes seconds each); neither runner sees the other.
-            with phases("runner start+build"), ThreadPoolExecutor(max_workers=2) as pool:
-                builds = [pool.submit(_build, r) for r in (baseline, candidate) if r is not None]
-                built, reply = builds[0].result(), builds[1].result() if candidate is not None else None
+                candidates = [start("candidate", candidate_dir) for _ in range(per_kernel)]
+            # Every runner builds at once (nvcc takes seconds each); none sees another. The first of
+            # each kernel's runners speaks for its build; another that fails to build is left out.
+            with phases("runner start+build"), ThreadPoolExecutor(max_workers=len(runners)) as pool:
+                builds = {runner: pool.submit(_build, runner) for runner in runners}
+                builds = {runner: future.result() for runner, future in builds.items()}
+            built = builds[baselines[0]]
             if not built.get("compiled"):
                 evaluation.task_error = "the baseline did not build: " + str(built.get("log", ""))[-1500:]
                 evaluation.error = f"task: {evaluation.task_error}"
                 return evaluation
-            if reply is not None:
+            baseline = baselines[0]
+            if candidates:
+                reply = builds[candidates[0]]
                 evaluation.compile_log = str(reply.get("log", ""))[-8000:]
                 if reply.get("compiled") is True:
                     evaluation.compiled = True
-                else:
-                    candidate = None
+                    candidate = candidates[0]
+            unbuilt = [r for r in runners if builds[r].get("compiled") is not True]
+            retire(unbuilt)
+            baselines = [r for r in baselines if r not in unbuilt]
+            candidates = [r for r in candidates if r not in unbuilt]
+            first = next((c for split in splits for c in configs[split]), None)
+            if candidate is not None and measure and first is not None and per_kernel > 1:
+                # Each kernel goes on in the fastest of its processes; the candidate's are picked
+                # first, and the rest of them are gone before the baseline's are timed.
+                with phases("timing: runner selection"):
+                    ready = judge.warm_up([*candidates, *baselines], first)
+                    candidate = judge.fastest([r for r in candidates if r in ready], first) or candidates[0]
+                    retire([r for r in candidates if r is not candidate])
+                    baseline = judge.fastest([r for r in baselines if r in ready], first, frozen=candidate) or baselines[0]
+                per = " / ".join(f"{len(p)}" for p in (baselines, candidates))
+                evaluation.timing_method += f"; each kernel in the fastest of its runner processes ({per}, picked on {first.name})"
+            retire([r for r in (*baselines, *candidates) if r not in (baseline, candidate) and r in runners])
             if measure and candidate is not None:
                 timed = [(c.split, c.name) for split in splits for c in configs[split]]
                 judge.watched = set(judge.rng.sample(timed, min(WATCHED_CONFIGS, len(timed))))
@@ -1315,7 +1452,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
         if trace:
             phases.seconds["total"] = time.perf_counter() - started
             with open(trace, "a") as fh:
-                fh.write(json.dumps({"task": task.id, "phases_s": dict(phases.seconds)}) + "\n")
+                fh.write(json.dumps({"task": task.id, "phases_s": dict(phases.seconds),
+                                     "selection": judge.selection if judge else {}}) + "\n")
     changed = [p for p, h in task_digest(folders).items() if digest_before.get(p) != h]
     changed += [p for p in digest_before if not Path(p).exists()]
     if changed:

@@ -380,3 +380,29 @@ def test_excessive_speedup_on_a_drawn_config_is_a_note(scale_task, tmp_path):
     assert any(f.startswith("excessive_speedup") for f in by_split["seen"].flags)
     assert not any(f.startswith("excessive_speedup") for f in by_split["drawn"].flags)
     assert any(f.startswith("note:") and "drawn" in f for f in by_split["drawn"].flags)
+
+
+# -- several runner processes per kernel: the fastest goes on ----------------------------------------------
+def test_a_process_that_is_fast_by_being_wrong_is_the_one_checked(judge, tmp_path, monkeypatch):
+    """Each of the candidate's runner processes draws at import whether it is wrong and fast (returns
+    its input) or right and slow. The judge keeps the fastest process of the candidate, and it is
+    that process every correctness call and checked repetition goes to: a wrong process picked
+    for its speed fails correctness, and a right one is slow. Never correct and fast."""
+    import json
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv("GAUNTLET_JUDGE_TRACE", str(trace))
+    verdict = judge(KERNEL + '''
+import os, time
+_FAST_AND_WRONG = os.urandom(1)[0] & 1
+def forward(x, alpha):
+    if _FAST_AND_WRONG:
+        return x.clone()
+    time.sleep(0.02)
+    return honest(x, alpha)
+''', measure=True, timing_processes=6)
+    rows = verdict.evaluation.configs
+    assert not any(r.correct and r.speedup and r.speedup > 1 for r in rows), [(r.correct, r.speedup) for r in rows]
+    levels = [json.loads(line) for line in trace.read_text().splitlines()
+              if '"selection"' in line][-1]["selection"]["candidate"]["levels_ms"].values()
+    if max(levels) > 3 * min(levels):          # both kinds of process were drawn (31 times in 32)
+        assert not verdict.correct and all("max abs error" in (e or "") for e in verdict.errors.values()), verdict.errors
