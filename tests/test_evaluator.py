@@ -232,6 +232,19 @@ def test_each_kernel_goes_on_in_the_fastest_of_its_runner_processes(tasks_root, 
     first config, by the judge's batches) is the one every later call goes to; the others are gone
     before any correctness call, and the verdict says how it was timed."""
     import json
+    from runner.evaluator.judge import RunnerClient
+    events = []           # (what, role, runner) in the order the judge did it, from the real runners
+    request, close = RunnerClient.request, RunnerClient.close
+
+    def spy_request(self, message, fds=()):
+        events.append((message["op"], self.role, id(self)))
+        return request(self, message, fds)
+
+    def spy_close(self):
+        events.append(("closed", self.role, id(self)))
+        return close(self)
+    monkeypatch.setattr(RunnerClient, "request", spy_request)
+    monkeypatch.setattr(RunnerClient, "close", spy_close)
     trace = tmp_path / "trace.jsonl"
     monkeypatch.setenv("GAUNTLET_JUDGE_TRACE", str(trace))
     ev = evaluate_source(tasks_root, tmp_path, (tasks_root / SCALE / "solution" / "kernel.py").read_text(),
@@ -240,6 +253,15 @@ def test_each_kernel_goes_on_in_the_fastest_of_its_runner_processes(tasks_root, 
     assert "fastest of its runner processes (3 / 3, picked on" in ev.timing_method
     selection = [json.loads(line) for line in trace.read_text().splitlines() if '"selection"' in line][-1]["selection"]
     assert {role: len(s["levels_ms"]) for role, s in selection.items()} == {"candidate": 3, "baseline": 3}
+    for role, s in selection.items():      # the one picked is the fastest
+        assert s["levels_ms"][str(s["picked"])] == min(s["levels_ms"].values()), (role, s)
+    first_call = next(i for i, e in enumerate(events) if e[0] == "call")
+    for role in ("candidate", "baseline"):
+        started = {r for _, who, r in events if who == role}
+        called = {r for op, who, r in events if op == "call" and who == role}
+        closed_before = {r for op, who, r in events[:first_call] if op == "closed" and who == role}
+        assert len(started) == 3 and len(called) == 1, role
+        assert closed_before == started - called, role     # the others ended before any correctness call
     phases = [json.loads(line) for line in trace.read_text().splitlines() if '"phases_s"' in line][-1]["phases_s"]
     assert phases["timing: runner selection"] > 0
 

@@ -374,6 +374,12 @@ def interference(beside_ms: float, clean_ms: float, kind: str) -> str | None:
             "running slowed the baseline")
 
 
+def close_all(runners: list[RunnerClient]) -> None:
+    """Every runner closed at once; each waits for its process to end."""
+    with ThreadPoolExecutor(max_workers=max(1, len(runners))) as pool:
+        list(pool.map(RunnerClient.close, runners))
+
+
 def _wait_gone(pids, timeout_s: float = 10.0) -> None:
     """Until none of `pids` is alive (a zombie counts as gone: its memory and GPU contexts are)."""
     deadline = time.monotonic() + timeout_s
@@ -978,9 +984,11 @@ class Judge:
                 except (Mismatch, RunnerFailed):
                     medians.pop(index)
         levels = {index: statistics.median(m) for index, m in medians.items() if m}
+        picked = min(levels, key=levels.get) if levels else None
         self.selection[pool[0].role] = {"config": config.name, "processes": len(pool), "calls": n,
-                                        "levels_ms": {str(i): round(v, 6) for i, v in levels.items()}}
-        return pool[min(levels, key=levels.get)] if levels else None
+                                        "levels_ms": {str(i): round(v, 6) for i, v in levels.items()},
+                                        "picked": picked}
+        return pool[picked] if picked is not None else None
 
     def _batch(self, runner: RunnerClient, n: int, common: dict, *, keep: bool, watch: bool = False,
                seed: int | None = None, evidence: bool = True) -> dict:
@@ -1333,10 +1341,15 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 return runner
 
             def retire(doomed: list[RunnerClient]) -> None:
+                """Runners ended, every process of their sandboxes waited out (with them their GPU
+                contexts and the work queued there) before anything else is timed. Under setpriv a
+                kernel's runners share a uid, so its members are the kept runner's too: there the
+                processes left are stopped with the kept one's by uid (RunnerClient.freeze)."""
+                members = [pid for runner in doomed if runner.uid is None for pid in runner.members()]
                 for runner in doomed:
                     runners.remove(runner)
-                with ThreadPoolExecutor(max_workers=max(1, len(doomed))) as pool:
-                    list(pool.map(RunnerClient.close, doomed))
+                close_all(doomed)
+                _wait_gone(members)
 
             kind = "cpu" if device == "cpu" else "gpu"
             per_kernel = 1 if baseline_only or not measure else max(1, timing_processes or TIMING_PROCESSES[kind])
@@ -1445,8 +1458,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
         for runner in runners:
             for op, seconds in runner.op_seconds.items():
                 phases.seconds[f"({runner.role} runner: {op})"] += seconds
-        with phases("runner exit"), ThreadPoolExecutor(max_workers=max(1, len(runners))) as pool:
-            list(pool.map(RunnerClient.close, runners))      # each waits for its process to end
+        with phases("runner exit"):
+            close_all(runners)
         shutil.rmtree(scratch, ignore_errors=True)
         trace = os.environ.get("GAUNTLET_JUDGE_TRACE")
         if trace:
