@@ -64,20 +64,18 @@ def evaluate(task: str, candidate: Path | None, out: Path, pythonpath: str, extr
     return data
 
 
+def _last(trace: Path, key: str):
+    """`key` of the last evaluation in a judge trace file: phases_s (judge.Phases, seconds per
+    phase) or selection (judge.Judge.fastest: each kernel's runner processes and their levels)."""
+    if not trace.is_file():
+        return None
+    found = [json.loads(line) for line in trace.read_text().splitlines() if f'"{key}"' in line]
+    return found[-1][key] if found else None
+
+
 def _phases(trace: Path) -> dict | None:
-    """The judge's seconds per phase (judge.Phases), from the last evaluation in a trace file."""
-    if not trace.is_file():
-        return None
-    found = [json.loads(line) for line in trace.read_text().splitlines() if '"phases_s"' in line]
-    return {k: round(v, 2) for k, v in found[-1]["phases_s"].items()} if found else None
-
-
-def _selection(trace: Path) -> dict | None:
-    """Each kernel's runner processes and their levels on the picking config (judge.Judge.fastest)."""
-    if not trace.is_file():
-        return None
-    found = [json.loads(line) for line in trace.read_text().splitlines() if '"selection"' in line]
-    return found[-1]["selection"] if found else None
+    found = _last(trace, "phases_s")
+    return {k: round(v, 2) for k, v in found.items()} if found else None
 
 
 def rows(data: dict) -> list[dict]:
@@ -109,7 +107,7 @@ def fidelity(args) -> dict:
                             "environment": data.get("environment"), "timing_method": data.get("timing_method")})
             r = results[-1]
             r["phases_s"] = _phases(args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl")
-            r["selection"] = _selection(args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl")
+            r["selection"] = _last(args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl", "selection")
             (args.out / "fidelity.partial.json").write_text(json.dumps(results, indent=1))
             print(f"{task:32s} {agent:6s} {r['wall_s']:7.1f}s flags={r['flags']} err={(r['error'] or '')[:200]}")
             print(f"    phases {r['phases_s']}")

@@ -813,7 +813,7 @@ class Judge:
                 graph = False
                 for runner in runners.values():      # drop any replay that was made
                     self.load(runner, args, expected)
-        common = {"regime": self.regime, "graph": graph, "delta": protocol.PERTURBATION}
+        common = self._common(graph)
         host, estimate = [], {}
         cpu = self.device == "cpu"
         for name, runner in runners.items():
@@ -860,18 +860,11 @@ class Judge:
                     n = min(left, capacity)
                     left -= n
                     seed = self.rng.getrandbits(62)
-                    # While the baseline is timed every process of the candidate's sandbox is stopped:
-                    # nothing it left running can load the machine or the GPU against the baseline.
-                    if name == "baseline":
-                        candidate.freeze()
-                    try:
+                    with self._stopped(candidate if name == "baseline" else None):
                         started = time.perf_counter()
                         reply = self._batch(runner, n, {**common, "pad_ms": pad}, keep=True, seed=seed,
                                             evidence=name == "candidate")
                         wall_ms = (time.perf_counter() - started) * 1000.0
-                    finally:
-                        if name == "baseline":
-                            candidate.thaw()
                     self.phases.seconds[f"timing: {name} batches"] += wall_ms / 1000.0
                     walls[name].append((wall_ms, n, sum(reply["samples"])))
                     samples[name] += reply["samples"]
@@ -908,10 +901,8 @@ class Judge:
                 pass
 
         def warm(runner: RunnerClient) -> dict | None:
-            runner.last_digest_seed = self.rng.getrandbits(62)
-            message = {"op": "time", "n": 1 if self.device == "cpu" else timing.WARMUP_CALLS,
-                       "seed": self.rng.getrandbits(62), "digest_seed": runner.last_digest_seed, "keep": False,
-                       "watch": False, **self._select_common()}
+            message = self._time_message(runner, 1 if self.device == "cpu" else timing.WARMUP_CALLS,
+                                         self._common(False), keep=False)
             try:
                 reply = runner.request(message)
                 runner.request({"op": "release"})
@@ -929,8 +920,23 @@ class Judge:
                 ready.append(runner)
         return ready
 
-    def _select_common(self) -> dict:
-        return {"regime": self.regime, "graph": False, "delta": protocol.PERTURBATION}
+    def _common(self, graph: bool) -> dict:
+        """What every timed batch of both kernels is told alike."""
+        return {"regime": self.regime, "graph": graph, "delta": protocol.PERTURBATION}
+
+    @staticmethod
+    @contextmanager
+    def _stopped(runner: RunnerClient | None):
+        """While the baseline is timed every process of the candidate's sandbox is stopped: nothing
+        it left running can load the machine or the GPU against the baseline."""
+        if runner is None:
+            yield
+            return
+        runner.freeze()
+        try:
+            yield
+        finally:
+            runner.thaw()
 
     def fastest(self, pool: list[RunnerClient], config: Config, frozen: RunnerClient | None = None) -> RunnerClient | None:
         """The process of `pool` (one kernel's runners, warmed up on `config`) that runs its kernel
@@ -945,18 +951,13 @@ class Judge:
         the only one that goes on, and every correctness call and timed repetition after this is
         its own. The processes of `frozen` (the candidate's) are stopped while the baseline's are
         timed. A process that fails here is left out."""
-        common = self._select_common()
+        common = self._common(False)
         cpu = self.device == "cpu"
         medians: dict[int, list[float]] = {}
 
         def batch(runner: RunnerClient, n: int) -> list[float]:
-            if frozen is not None:
-                frozen.freeze()
-            try:
+            with self._stopped(frozen):
                 samples = self._batch(runner, n, common, keep=False, evidence=runner.role == "candidate")["samples"]
-            finally:
-                if frozen is not None:
-                    frozen.thaw()
             runner.request({"op": "release"})
             return samples
 
@@ -990,12 +991,17 @@ class Judge:
                                         "picked": picked}
         return pool[picked] if picked is not None else None
 
-    def _batch(self, runner: RunnerClient, n: int, common: dict, *, keep: bool, watch: bool = False,
-               seed: int | None = None, evidence: bool = True) -> dict:
+    def _time_message(self, runner: RunnerClient, n: int, common: dict, *, keep: bool, watch: bool = False,
+                      seed: int | None = None) -> dict:
+        """A batch of n timed calls; its input and digest seeds drawn now (the digest's kept on the runner)."""
         seed = self.rng.getrandbits(62) if seed is None else seed
         runner.last_digest_seed = self.rng.getrandbits(62)
-        reply = runner.request({"op": "time", "n": n, "seed": seed, "digest_seed": runner.last_digest_seed,
-                                "keep": keep, "watch": watch, **common})
+        return {"op": "time", "n": n, "seed": seed, "digest_seed": runner.last_digest_seed,
+                "keep": keep, "watch": watch, **common}
+
+    def _batch(self, runner: RunnerClient, n: int, common: dict, *, keep: bool, watch: bool = False,
+               seed: int | None = None, evidence: bool = True) -> dict:
+        reply = runner.request(self._time_message(runner, n, common, keep=keep, watch=watch, seed=seed))
         if evidence:
             self._findings(reply)
         if not reply["ok"]:
