@@ -66,7 +66,7 @@ def evaluate(task: str, candidate: Path | None, out: Path, pythonpath: str, extr
 
 def _last(trace: Path, key: str):
     """`key` of the last evaluation in a judge trace file: phases_s (judge.Phases, seconds per
-    phase) or selection (judge.Judge.fastest: each kernel's runner processes and their levels)."""
+    phase) or process_offset (judge.Judge.process_offset: the baseline's median in each process)."""
     if not trace.is_file():
         return None
     found = [json.loads(line) for line in trace.read_text().splitlines() if f'"{key}"' in line]
@@ -80,7 +80,7 @@ def _phases(trace: Path) -> dict | None:
 
 def rows(data: dict) -> list[dict]:
     keep = ("config", "split", "correct", "error", "baseline_ms", "candidate_ms", "speedup", "judge_excess_ms",
-            "baseline_clean_ms", "judge_overhead_ms", "flags")
+            "baseline_clean_ms", "judge_overhead_ms", "baseline_offset_ms", "flags")
     return [{k: c.get(k) for k in keep} for c in data.get("configs", [])]
 
 
@@ -107,21 +107,26 @@ def fidelity(args) -> dict:
                             "environment": data.get("environment"), "timing_method": data.get("timing_method")})
             r = results[-1]
             r["phases_s"] = _phases(args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl")
-            r["selection"] = _last(args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl", "selection")
+            r["offset"] = _last(args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl", "process_offset")
             (args.out / "fidelity.partial.json").write_text(json.dumps(results, indent=1))
             print(f"{task:32s} {agent:6s} {r['wall_s']:7.1f}s flags={r['flags']} err={(r['error'] or '')[:200]}")
             print(f"    phases {r['phases_s']}")
             print(f"    timing {r['timing_method']}; isolation {(r['environment'] or {}).get('runner_isolation')}")
-            if r["selection"]:
-                print(f"    selection {json.dumps(r['selection'])}")
+            if r["offset"]:
+                print(f"    process offset {json.dumps(r['offset'])}")
             for c in r["rows"]:
                 print(f"    {c['split']:6s} {c['config']:20s} ok={c['correct']} base={c['baseline_ms']} cand={c['candidate_ms']} "
                       f"x={c['speedup'] and round(c['speedup'], 4)} excess={c['judge_excess_ms']} over={c['judge_overhead_ms']} "
                       f"err={c['error']} flags={c['flags']}")
     noop = [abs(c["speedup"] - 1) for r in results if r["agent"] == "noop" for c in r["rows"] if c["speedup"]]
+    # the same noops without the offset: each baseline time from its own process
+    own = [abs((c["baseline_ms"] - (c["baseline_offset_ms"] or 0.0)) / c["candidate_ms"] - 1)
+           for r in results if r["agent"] == "noop" for c in r["rows"] if c["speedup"]]
     excess = [abs(c["judge_excess_ms"]) for r in results for c in r["rows"] if c["judge_excess_ms"] is not None]
     summary = {"noop_abs_dev_median": statistics.median(noop) if noop else None,
                "noop_abs_dev_max": max(noop) if noop else None, "noop_configs": len(noop),
+               "noop_own_process_abs_dev_median": statistics.median(own) if own else None,
+               "noop_own_process_abs_dev_max": max(own) if own else None,
                "judge_excess_abs_ms_median": statistics.median(excess) if excess else None,
                "judge_excess_abs_ms_max": max(excess) if excess else None,
                "flagged_honest": [(r["task"], r["agent"], r["flags"]) for r in results if r["flags"]]}

@@ -120,6 +120,18 @@ def clock_worker(args) -> int:
     import torch
     from runner.evaluator import timing
     clock = timing.GpuClock(args.regime, graph=args.graph)
+    cal, cal_pre = None, None
+    if args.calibrate:         # N one-element PyTorch launches on a tensor of their own: the process's launch cost
+        dot = torch.zeros(1, device="cuda")
+
+        def cal():
+            for _ in range(args.calibrate):
+                dot.add_(1.0)
+            return dot
+        settle = time.perf_counter() + 1.0
+        while time.perf_counter() < settle:
+            clock.once(cal)
+        cal_pre = statistics.median(clock.once(cal)[0] * 1000.0 for _ in range(args.reps))  # before any kernel is loaded
     module = _load("probe_kernel_0")
     gen = torch.Generator().manual_seed(0)
     base = (torch.randn(1800, 1800, generator=gen) * 3.0).cuda()
@@ -170,7 +182,7 @@ def clock_worker(args) -> int:
     hot = _empty_median(clock)
     if args.recal:
         clock.empty_ms = hot / 1000.0
-    print(json.dumps({"ready": os.getpid(), "cover": clock.launch_cover, "gate_error": clock.gate_error,
+    print(json.dumps({"ready": os.getpid(), "cal_pre": cal_pre, "cover": clock.launch_cover, "gate_error": clock.gate_error,
                       "empty_us_at_start": round(empty_at_start, 3), "empty_us_hot": round(hot, 3)}), flush=True)
     if args.watch:             # the judge's stream watch, once, as in its warm-up (the profiler stays attached)
         from runner.evaluator.guard import StreamWatch
@@ -214,8 +226,11 @@ def clock_worker(args) -> int:
                 got.append(sample * 1000.0)
                 gaps.append(gap * 1000.0)
         raw = statistics.median(got) + clock.empty_ms * 1000.0
-        print(json.dumps([round(statistics.median(got), 3), round(raw, 3), round(_empty_median(clock), 3),
-                          round(time.perf_counter() - began, 2)]), flush=True)
+        row = [round(statistics.median(got), 3), round(raw, 3), round(_empty_median(clock), 3),
+               round(time.perf_counter() - began, 2)]
+        if cal is not None:
+            row.append(round(statistics.median(clock.once(cal)[0] * 1000.0 for _ in range(args.reps)), 3))
+        print(json.dumps(row), flush=True)
     return 0
 
 
@@ -234,7 +249,7 @@ def _cpu_list(text: str) -> set[int]:
 
 def clock_parent(args) -> int:
     import random
-    extra = ["--reps", str(args.reps), "--kernel", args.kernel, "--regime", args.regime, "--streams", str(args.streams)] \
+    extra = ["--reps", str(args.reps), "--kernel", args.kernel, "--regime", args.regime, "--streams", str(args.streams), "--calibrate", str(args.calibrate)] \
         + [f"--{k}" for k in ("graph", "move", "recal", "watch", "touch") if getattr(args, k)] \
         + (["--replace", args.replace] if args.replace else []) \
         + (["--cpus", args.cpus] if args.cpus else [])
@@ -245,19 +260,26 @@ def clock_parent(args) -> int:
     for p in idle:
         p.stdout.readline()
 
-    def start():
-        p = subprocess.Popen([sys.executable, __file__, "clock-worker", *extra], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)
-        print(f"process {len(started)}: {p.stdout.readline().strip()}", flush=True)
+    def spawn():
+        return subprocess.Popen([sys.executable, __file__, "clock-worker", *extra], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True)
+
+    def ready(p):
+        line = p.stdout.readline().strip()
+        print(f"process {len(started)}: {line}", flush=True)
+        pre.append(json.loads(line).get("cal_pre") if line.startswith("{") else None)
         started.append(p)
         return p
+
+    def start():
+        return ready(spawn())
 
     def sequence(p) -> list:
         p.stdin.write("time\n")
         p.stdin.flush()
         return json.loads(p.stdout.readline())
 
-    started = []
+    started, pre = [], []
     medians = [[] for _ in range(args.procs)]
     if args.serial:          # one worker alive at a time: all its rounds, then it ends
         for i in range(args.procs):
@@ -266,7 +288,7 @@ def clock_parent(args) -> int:
             p.stdin.close()
             p.wait(timeout=60)
     else:
-        procs = [start() for _ in range(args.procs)]
+        procs = [ready(p) for p in [spawn() for _ in range(args.procs)]]   # set up at once, as the judge's pool
         order = list(range(len(procs)))
         pick = random.Random(0)
         for _ in range(args.rounds):
@@ -293,7 +315,36 @@ def clock_parent(args) -> int:
               + f"  {rows[-1][1:]}", flush=True)
     lo = min(overall)
     print("offsets from the fastest process: " + " ".join(f"{100 * (v / lo - 1):+.2f}%" for v in overall))
+    if args.calibrate:
+        _calibration_report(overall, [statistics.median(r[4] for r in rows) for rows in medians], pre)
     return 0
+
+
+def _calibration_report(levels: list[float], cal: list[float], pre: list[float]) -> None:
+    """Does a process's launch cost, measured before its kernel is loaded, predict the kernel's level?
+    And if each kernel went on in the process of lowest calibration among K, what noop |s-1| follows?"""
+    import random
+    print("calibration (us, before load | during rounds) and kernel level per process:")
+    for i, (lv, c, p) in enumerate(zip(levels, cal, pre)):
+        print(f"  process {i}: cal_pre {p:.3f}  cal {c:.3f}  kernel {lv:.3f}")
+    for name, xs in (("cal_pre", pre), ("cal", cal)):
+        print(f"pearson r({name}, kernel) = {statistics.correlation(xs, levels):+.3f}")
+    draw = random.Random(1)
+    n = len(levels)
+    for k in (1, 2, 3, 4, 6, 8):
+        if 2 * k > n:
+            break
+        by_pre, by_kernel = [], []
+        for _ in range(4000):
+            idx = draw.sample(range(n), 2 * k)
+            a, b = idx[:k], idx[k:]
+            pa, pb = min(a, key=lambda i: pre[i]), min(b, key=lambda i: pre[i])
+            by_pre.append(abs(levels[pa] / levels[pb] - 1) * 100)
+            ka, kb = min(a, key=lambda i: levels[i]), min(b, key=lambda i: levels[i])
+            by_kernel.append(abs(levels[ka] / levels[kb] - 1) * 100)
+        q = lambda xs, f: sorted(xs)[int(f * (len(xs) - 1))]
+        print(f"K={k}: noop |s-1| picked by cal_pre median {q(by_pre, .5):.3f}% p90 {q(by_pre, .9):.3f}%; "
+              f"picked by kernel level median {q(by_kernel, .5):.3f}% p90 {q(by_kernel, .9):.3f}%")
 
 
 def main() -> int:
@@ -320,6 +371,9 @@ def main() -> int:
     parser.add_argument("--touch", action="store_true", help="a one-program launch after every flush")
     parser.add_argument("--recal", action="store_true", help="subtract the empty pair measured after the warm-up")
     parser.add_argument("--cpus", default="")
+    parser.add_argument("--calibrate", type=int, default=0,
+                        help="--clock: also time N one-element PyTorch launches, before the kernel is loaded and "
+                             "after each sequence; print how well that predicts each process's kernel level")
     args = parser.parse_args()
     if args.mode == "clock-worker":
         return clock_worker(args)

@@ -29,7 +29,7 @@ class ConfigResult:
     max_abs_err: float | None = None
     error: str | None = None         # why it is not correct, in one line
     baseline_correct: bool | None = None
-    baseline_ms: float | None = None
+    baseline_ms: float | None = None   # with baseline_offset_ms added where it was measured
     candidate_ms: float | None = None
     speedup: float | None = None     # baseline_ms / candidate_ms, only when correct
     baseline_iqr_ms: float | None = None
@@ -41,6 +41,9 @@ class ConfigResult:
     judge_overhead_ms: float | None = None  # the baseline's per-call wall time its samples do not explain
     judge_excess_ms: float | None = None    # the candidate's unexplained per-call time less the baseline's
     baseline_clean_ms: float | None = None  # the baseline timed again once the candidate's processes were gone
+    # the baseline's time in the candidate's runner process less its time in its own, measured before
+    # the candidate was loaded (GPU; judge.process_offset): included in baseline_ms
+    baseline_offset_ms: float | None = None
     flags: list[str] = field(default_factory=list)  # per-config anti-reward-hacking findings
 
 

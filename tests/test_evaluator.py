@@ -1,5 +1,6 @@
 """The evaluator's gates on the CPU (Triton interpreter / plain torch candidates)."""
 import os
+import sys
 
 import pytest
 
@@ -227,46 +228,78 @@ def test_a_graph_replays_output_is_poisoned_once_per_repetition(monkeypatch):
     assert poisoned == [(64, 8)] * 3
 
 
-def test_each_kernel_goes_on_in_the_fastest_of_its_runner_processes(tasks_root, tmp_path, monkeypatch):
-    """timing_processes=3: three runners per kernel start and build; each kernel's fastest (on the
-    first config, by the judge's batches) is the one every later call goes to; the others are gone
-    before any correctness call, and the verdict says how it was timed."""
-    import json
+def _spy_requests(monkeypatch) -> list:
+    """(op, role, probe) of every request the judge sends its real runners, in order."""
     from runner.evaluator.judge import RunnerClient
-    events = []           # (what, role, runner) in the order the judge did it, from the real runners
-    request, close = RunnerClient.request, RunnerClient.close
+    events, request = [], RunnerClient.request
 
-    def spy_request(self, message, fds=()):
-        events.append((message["op"], self.role, id(self)))
+    def spy(self, message, fds=()):
+        events.append((message["op"], self.role, bool(message.get("probe"))))
         return request(self, message, fds)
+    monkeypatch.setattr(RunnerClient, "request", spy)
+    return events
 
-    def spy_close(self):
-        events.append(("closed", self.role, id(self)))
-        return close(self)
-    monkeypatch.setattr(RunnerClient, "request", spy_request)
-    monkeypatch.setattr(RunnerClient, "close", spy_close)
+
+def test_the_baseline_is_timed_in_the_candidates_process_before_the_candidate_is_loaded(tasks_root, tmp_path,
+                                                                                         monkeypatch):
+    """process_offset=True: the candidate's runner first builds the baseline, both runners time it
+    on the first config, and only then is the candidate built in that runner; every correctness and
+    timing call of the candidate comes after. Each baseline time carries the one offset measured,
+    and each speedup is still baseline_ms / candidate_ms."""
+    import json
+    events = _spy_requests(monkeypatch)
     trace = tmp_path / "trace.jsonl"
     monkeypatch.setenv("GAUNTLET_JUDGE_TRACE", str(trace))
     ev = evaluate_source(tasks_root, tmp_path, (tasks_root / SCALE / "solution" / "kernel.py").read_text(),
-                         splits=("seen",), timing_processes=3)
+                         splits=("seen",), process_offset=True)
     assert ev.compiled and ev.correct("seen") and all(c.speedup for c in ev.configs)
-    assert "fastest of its runner processes (3 / 3, picked on" in ev.timing_method
-    selection = [json.loads(line) for line in trace.read_text().splitlines() if '"selection"' in line][-1]["selection"]
-    assert {role: len(s["levels_ms"]) for role, s in selection.items()} == {"candidate": 3, "baseline": 3}
-    for role, s in selection.items():      # the one picked is the fastest
-        assert s["levels_ms"][str(s["picked"])] == min(s["levels_ms"].values()), (role, s)
-    first_call = next(i for i, e in enumerate(events) if e[0] == "call")
-    for role in ("candidate", "baseline"):
-        started = {r for _, who, r in events if who == role}
-        called = {r for op, who, r in events if op == "call" and who == role}
-        closed_before = {r for op, who, r in events[:first_call] if op == "closed" and who == role}
-        assert len(started) == 3 and len(called) == 1, role
-        assert closed_before == started - called, role     # the others ended before any correctness call
-    phases = [json.loads(line) for line in trace.read_text().splitlines() if '"phases_s"' in line][-1]["phases_s"]
-    assert phases["timing: runner selection"] > 0
+    candidate = [(op, probe) for op, role, probe in events if role == "candidate"]
+    builds = [i for i, (op, _) in enumerate(candidate) if op == "build"]
+    assert [candidate[i] for i in builds] == [("build", True), ("build", False)], candidate
+    probing = [op for op, _ in candidate[builds[0] + 1:builds[1]]]
+    assert "time" in probing and "call" not in probing, probing       # the baseline timed, nothing checked
+    assert candidate[builds[1] + 1:] and all(op != "build" for op, _ in candidate[builds[1] + 1:])
+    record = [json.loads(line) for line in trace.read_text().splitlines() if '"process_offset"' in line][-1]
+    # measured on the config of fewest input bytes
+    first = min(load_task(tasks_root / SCALE, tasks_root).configs("seen"), key=lambda c: c.params["n"]).name
+    assert record["process_offset"]["config"] == first
+    offset = record["baseline_offset_ms"]
+    assert offset == record["process_offset"]["probe_ms"] - record["process_offset"]["baseline_ms"]
+    probe_batches = [json.loads(line) for line in trace.read_text().splitlines() if '"probe": true' in line]
+    assert [b["config"] for b in probe_batches] == [first]
+    for c in ev.configs:      # carried by every row, or (CPU noise) left out with a note saying so
+        assert c.baseline_offset_ms == offset or (c.baseline_offset_ms is None and any(
+            "was not applied" in f for f in c.flags)), (c.config, c.baseline_offset_ms, c.flags)
+    assert all(abs(c.speedup - c.baseline_ms / c.candidate_ms) <= 1e-9 * c.speedup for c in ev.configs)
+    assert "before the candidate was loaded" in ev.timing_method
 
 
-def test_one_runner_process_per_kernel_when_asked(tasks_root, tmp_path):
+def test_no_process_offset_on_the_cpu_unless_asked(tasks_root, tmp_path, monkeypatch):
+    events = _spy_requests(monkeypatch)
     ev = evaluate_source(tasks_root, tmp_path, (tasks_root / SCALE / "solution" / "kernel.py").read_text(),
-                         splits=("seen",), timing_processes=1)
-    assert ev.correct("seen") and "fastest of" not in ev.timing_method
+                         splits=("seen",))
+    assert ev.correct("seen") and all(c.baseline_offset_ms is None for c in ev.configs)
+    assert not any(probe for _, _, probe in events) and "candidate was loaded" not in ev.timing_method
+
+
+def test_the_probe_is_forgotten_before_the_kernel_is_imported(tmp_path):
+    """A runner that built the baseline as its probe drops it before the kernel's own build: a
+    helper module of the same name in the kernel's folder is the kernel's, not the baseline's."""
+    import argparse
+    from runner.evaluator.kernel_runner import Runner
+    for name, value in (("probe", 1), ("kernel", 2)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "helper_for_probe_test.py").write_text(f"VALUE = {value}\n")
+        (tmp_path / name / "kernel.py").write_text("import helper_for_probe_test\n"
+                                                   "def forward():\n    return helper_for_probe_test.VALUE\n")
+    args = argparse.Namespace(tree=str(tmp_path / "kernel"), language="python", entry="kernel.py", symbol="forward",
+                              device="cpu", role="candidate", flag=None, probe_tree=str(tmp_path / "probe"),
+                              probe_language="python", probe_entry="kernel.py", probe_symbol="forward", probe_flag=None)
+    runner = Runner(args)
+    assert runner.build({"probe": True}, [])["compiled"]
+    assert runner.kernel.name == "baseline" and runner.kernel.python_fn() == 1
+    assert runner.build({}, [])["compiled"]
+    assert runner.kernel.name == "candidate" and runner.kernel.python_fn() == 2
+    assert str(tmp_path / "probe") not in sys.path
+    sys.modules.pop("helper_for_probe_test", None)
+    sys.path[:] = [p for p in sys.path if p != str(tmp_path / "kernel")]

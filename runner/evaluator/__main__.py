@@ -44,9 +44,10 @@ def main(argv=None) -> int:
                         help="timing regime for baseline and candidate alike (default: cold L2 per call)")
     parser.add_argument("--graph", action="store_true",
                         help="time CUDA-graph replays of each call (baseline and candidate alike; GPU only)")
-    parser.add_argument("--timing-processes", type=int, default=None, metavar="K",
-                        help="runner processes started per kernel for timing, the fastest kept "
-                             "(default 1; docs/evaluation.md)")
+    parser.add_argument("--process-offset", action=argparse.BooleanOptionalAction, default=None,
+                        help="time the baseline in the candidate's runner process before the candidate is "
+                             "loaded, and move every baseline time to that process (default: on a GPU; "
+                             "docs/evaluation.md)")
     parser.add_argument("--max-speedup", type=float, default=MAX_SPEEDUP,
                         help="flag (and score zero) a config faster than this over the baseline (the "
                              "task's [performance] max_speedup when higher)")
@@ -54,8 +55,6 @@ def main(argv=None) -> int:
                         help="read a nonce from stdin before any candidate code runs and echo it in the "
                              "JSON: the host accepts only a file carrying it")
     args = parser.parse_args(argv)
-    if args.timing_processes is not None and args.timing_processes < 1:
-        parser.error("--timing-processes: at least 1")
     try:
         task = load_task(args.task_dir, args.tasks_root, workspace_view=args.workspace)
     except TaskError as exc:
@@ -84,7 +83,7 @@ def main(argv=None) -> int:
                           regime=args.regime, graph=args.graph, max_speedup=args.max_speedup,
                           drawn=drawn, baseline_only=args.baseline_only, hide=hide,
                           out_dir=args.out.resolve().parent if args.out else None, workspace=args.workspace,
-                          timing_processes=args.timing_processes)
+                          process_offset=args.process_offset)
     evaluation.nonce = nonce
     if args.out:
         write_json(args.out, evaluation.to_dict())

@@ -88,16 +88,14 @@ MAGNITUDE_FLOOR = 1e-3        # atol scales with an output's RMS down to this (d
 MAX_DIMS, MAX_EXTENT = 16, 1 << 40   # an output description beyond these is a broken (or hostile) reply
 LOG_TAIL_BYTES = 600         # of a runner's log, quoted when it dies
 FREEZE_S = 2.0               # how long the judge tries to see every process of the candidate's sandbox stopped
-# Runner processes started per kernel when it is timed; the fastest goes on (Judge.fastest).
-# One by default: on an H100 the fastest of 4 cost ~7 s an evaluation and did not lower a noop's
-# self-speedup (median 0.10 % and 0.40 % against 0.11 % and 0.31 % with one, same calls), because
-# how many processes land on the lowest launch-cost level varies from call to call (20-44 %);
-# fastest-of-K needs K of 8-12 for the median target (docs/results/h100-2026-11-26f.md).
-# `--timing-processes K` trades evaluation time for that.
-TIMING_PROCESSES = {"gpu": 1, "cpu": 1}
-SELECT_ROUNDS = 3                   # rounds over the processes, in a random order each
-SELECT_CALLS = {"gpu": 40, "cpu": 2}   # calls per batch at most; fewer when a call is long:
-SELECT_BATCH_MS = 100.0             # about this much kernel time per batch
+# The process offset (Judge.process_offset): on an H100 every process pays a cost per kernel launch
+# of its own, fixed when it starts, so one kernel reads 0-4 % apart in two processes (30 us, three
+# launches: docs/results/h100-2026-11-26e.md, -26g.md). Before the candidate is loaded its runner
+# builds the baseline, and the baseline is timed in both runners on the first config; the difference
+# is added to every baseline time, so each speedup is that of two kernels in the candidate's process.
+# Off on the CPU, where times are not meaningful (`process_offset=True` turns it on there).
+PROCESS_OFFSET = {"gpu": True, "cpu": False}
+PROBE_ROUNDS = 3      # timing rounds of the offset (an H100 process holds its level to ~0.05 us a round)
 
 
 class Mismatch(Exception):
@@ -203,19 +201,25 @@ def _stop_tree(root: int) -> bool:
 
 class RunnerClient:
     def __init__(self, isolation: Isolation, tree: Path, *, language: str, entry: str, symbol: str,
-                 device: str, role: str, flags=()):
+                 device: str, role: str, flags=(), probe: dict | None = None):
         self.role = role
         # setpriv mode: each role its own uid, so the judge can tell the candidate's processes apart
         self.uid = isolation.runner_uid(role) if isolation.mode == "setpriv" else None
         self.workdir = Path(tempfile.mkdtemp(prefix=f"gauntlet-runner-{role}-"))
         shutil.copytree(tree, self.workdir / "kernel")
+        probe_args = []
+        if probe is not None:       # the baseline's files beside the kernel's (Judge.process_offset)
+            shutil.copytree(probe["tree"], self.workdir / "probe")
+            probe_args = ["--probe-tree", str(self.workdir / "probe"), "--probe-language", probe["language"],
+                          "--probe-entry", probe["entry"], "--probe-symbol", probe["symbol"],
+                          *[a for f in probe["flags"] for a in ("--probe-flag", f)]]
         prepare_workdir(self.workdir, isolation.mode, isolation.runner_uid(role))
         self.log_path = self.workdir / "runner.log"
         judge_end, runner_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         argv = [sys.executable, "-m", "runner.evaluator.kernel_runner", "--fd", str(runner_end.fileno()),
                 "--tree", str(self.workdir / "kernel"), "--language", language, "--entry", entry,
                 "--symbol", symbol, "--device", device, "--role", role,
-                *[a for f in flags for a in ("--flag", f)], *isolation.runner_args()]
+                *[a for f in flags for a in ("--flag", f)], *probe_args, *isolation.runner_args()]
         log = open(self.log_path, "wb")
         try:
             self.proc = subprocess.Popen(isolation.wrap(argv, self.workdir, role), env=isolation.env(self.workdir),
@@ -633,7 +637,8 @@ class Judge:
         self.gate_gave_up: dict[str, int] = {"baseline": 0, "candidate": 0}
         self.rng = random.SystemRandom()    # what is checked, and the seeds of timed inputs: nothing a runner can seed
         self.timing_setup: dict[tuple[str, str], dict] = {}    # per timed config: how the baseline was timed
-        self.selection: dict[str, dict] = {}     # per role: how its runner process was picked (fastest)
+        self.baseline_offset_ms: float | None = None   # added to every baseline time (process_offset)
+        self.offset_record: dict = {}            # how it was measured, for the trace
 
     # -- inputs and the reference ----------------------------------------------------------------
     def inputs(self, config: Config, seed: int, outliers: bool = False) -> list:
@@ -791,9 +796,10 @@ class Judge:
             pool.shutdown(wait=True, cancel_futures=True)
 
     # -- performance -----------------------------------------------------------------------------
-    def time(self, baseline: RunnerClient, candidate: RunnerClient, config: Config):
+    def time(self, baseline: RunnerClient, candidate: RunnerClient, config: Config, probe: bool = False):
         """(baseline Timed, candidate Timed, bound) for one config; raises Mismatch when a checked
-        repetition is wrong or its outputs are not the ones the runner committed to."""
+        repetition is wrong or its outputs are not the ones the runner committed to. `probe`: the
+        candidate's runner holds the baseline (process_offset): no watch, no evidence, no checks."""
         with self.phases("inputs+reference"):
             args = self.inputs(config, TIMING_SEED)
             expected = self.expected(args)
@@ -820,10 +826,10 @@ class Judge:
             # Both runners start the stream watch's profiler once: an activated profiler slows
             # every later launch in its process, so it must be the same in both (its findings
             # count against the candidate only).
-            watch = self.watched is None or (config.split, config.name) in self.watched
+            watch = not probe and (self.watched is None or (config.split, config.name) in self.watched)
             with self.phases("timing: warm-up" + (" (watched)" if watch else "")):
                 warm = self._batch(runner, 1 if cpu else timing.WARMUP_CALLS, common, keep=False, watch=watch,
-                                   evidence=name == "candidate")
+                                   evidence=name == "candidate" and not probe)
             host += warm["host_ms"]
             with self.phases("timing: estimate"):
                 estimate[name] = max(warm["samples"] if cpu else self._batch(runner, 3, common, keep=False)["samples"])
@@ -834,7 +840,7 @@ class Judge:
                 common["cycles_per_ms"] = timing.spin_rate(torch)      # one figure for both runners
         out_bytes = sum(t.numel() * t.element_size() for t in expected.tensors)
         capacity = max(1, min(timing.MAX_REPS, KEPT_BYTES[self.kind] // max(1, 2 * out_bytes)))
-        rounds = timing.CPU_REPS if cpu else timing.ROUNDS
+        rounds = timing.CPU_REPS if cpu else PROBE_ROUNDS if probe else timing.ROUNDS
         per_round = 1 if cpu else timing.reps_per_round(estimate["candidate"])
         # Which batches of the candidate are checked: about CHECKS_PER_CONFIG of them at random, and
         # always the last (a kernel can only move the median by being wrong in most repetitions,
@@ -863,62 +869,65 @@ class Judge:
                     with self._stopped(candidate if name == "baseline" else None):
                         started = time.perf_counter()
                         reply = self._batch(runner, n, {**common, "pad_ms": pad}, keep=True, seed=seed,
-                                            evidence=name == "candidate")
+                                            evidence=name == "candidate" and not probe)
                         wall_ms = (time.perf_counter() - started) * 1000.0
                     self.phases.seconds[f"timing: {name} batches"] += wall_ms / 1000.0
                     walls[name].append((wall_ms, n, sum(reply["samples"])))
                     samples[name] += reply["samples"]
                     gaps[name] += reply["gaps"]
-                    if name == "candidate" and ((last_round and not left) or self.rng.random() < check_probability):
+                    if name == "candidate" and not probe and (
+                            (last_round and not left) or self.rng.random() < check_probability):
                         with self.phases("timing: repetition checks"):
                             self._check_repetition(runner, args, expected, seed, reply["digests"])
                     runner.request({"op": "release"})
         timed = {name: timing.stats(samples[name], 0, gaps[name]) for name in runners}
-        self.timing_setup[(config.split, config.name)] = {
-            "common": {**common, "pad_ms": pad}, "graph": graph, "capacity": capacity,
-            "batches": rounds if cpu else 1,
-            "n": 1 if cpu else timing.reps_per_round(estimate["baseline"])}
+        if not probe:
+            self.timing_setup[(config.split, config.name)] = {
+                "common": {**common, "pad_ms": pad}, "graph": graph, "capacity": capacity,
+                "batches": rounds if cpu else 1,
+                "n": 1 if cpu else timing.reps_per_round(estimate["baseline"])}
         trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: every batch, for the record
         if trace:
             with open(trace, "a") as fh:
-                fh.write(json.dumps({"config": config.name, "walls": walls, "first": orders, "pad_ms": pad,
+                fh.write(json.dumps({"config": config.name, "probe": probe, "walls": walls, "first": orders, "pad_ms": pad,
                                                    "cycles_per_ms": common.get("cycles_per_ms"),
                                                    "median_ms": {k: v.median_ms for k, v in timed.items()}}) + "\n")
         return timed["baseline"], timed["candidate"], self._bound(walls, timed["baseline"], timed["candidate"])
 
-    def warm_up(self, pool: list[RunnerClient], config: Config) -> list[RunnerClient]:
-        """`config`'s timing inputs loaded into every process of `pool` and their warm-up calls made,
-        all processes at once: a runner's first calls compile its JIT kernels (seconds each, on
-        the CPU), and nothing here is measured. The processes that managed it."""
+    def smallest(self, configs: list[Config]) -> Config:
+        """The config of fewest input bytes, where the offset is measured: a per-launch cost weighs
+        most there, and added to a longer config's time it moves that little. (On the H100 an offset
+        measured on a 130 us config, 1.4 us of placement and bandwidth rather than launches, was
+        3.8 % of a 36 us config's time.)"""
+        def size(config: Config) -> int:
+            return sum(t.numel() * t.element_size() for t in self.inputs(config, TIMING_SEED)
+                       if hasattr(t, "numel"))
+        return min(configs, key=size)
+
+    def process_offset(self, baseline: RunnerClient, probe: RunnerClient, config: Config) -> float:
+        """What the candidate's runner process adds to the baseline's time on `config` (ms; below zero
+        when it runs faster), `probe` being that process with the baseline built in it and the
+        candidate not yet loaded.
+
+        Why: each process pays a cost of its own per kernel launch, fixed when it starts, so the
+        same code reads up to a few per cent apart in two processes, and a noop's self-speedup was
+        the difference of two such draws. Added to each baseline time it makes every speedup one of
+        two kernels in one process (the candidate's). The candidate cannot move it: none of its code
+        exists in the process yet, and its runner's build replaces the baseline afterwards. It is
+        one figure for every config: the cost is per launch, and a baseline launches alike on each
+        (it is measured on the smallest config: Judge.smallest)."""
         args = self.inputs(config, TIMING_SEED)
         expected = self.expected(args)
-        loaded = []
-        for runner in pool:
-            try:
-                self.load(runner, args, expected)
-                loaded.append(runner)
-            except (Mismatch, RunnerFailed):
-                pass
+        for runner in (baseline, probe):
+            self.load(runner, args, expected)
 
-        def warm(runner: RunnerClient) -> dict | None:
-            message = self._time_message(runner, 1 if self.device == "cpu" else timing.WARMUP_CALLS,
-                                         self._common(False), keep=False)
-            try:
-                reply = runner.request(message)
-                runner.request({"op": "release"})
-                return reply
-            except RunnerFailed:
-                return None
-
-        with ThreadPoolExecutor(max_workers=max(1, len(loaded))) as threads:
-            replies = list(threads.map(warm, loaded))
-        ready = []
-        for runner, reply in zip(loaded, replies):
-            if reply is not None and runner.role == "candidate":
-                self._findings(reply)
-            if reply is not None and reply["ok"]:
-                ready.append(runner)
-        return ready
+        def warm(runner: RunnerClient) -> None:   # first calls compile JIT kernels (seconds, CPU): both at once
+            runner.request(self._time_message(runner, timing.WARMUP_CALLS, self._common(False), keep=False))
+        with ThreadPoolExecutor(max_workers=2) as threads:
+            list(threads.map(warm, (baseline, probe)))
+        base, other, _ = self.time(baseline, probe, config, probe=True)
+        self.offset_record = {"config": config.name, "baseline_ms": base.median_ms, "probe_ms": other.median_ms}
+        return other.median_ms - base.median_ms
 
     def _common(self, graph: bool) -> dict:
         """What every timed batch of both kernels is told alike."""
@@ -937,59 +946,6 @@ class Judge:
             yield
         finally:
             runner.thaw()
-
-    def fastest(self, pool: list[RunnerClient], config: Config, frozen: RunnerClient | None = None) -> RunnerClient | None:
-        """The process of `pool` (one kernel's runners, warmed up on `config`) that runs its kernel
-        fastest there; None when none of them could be timed.
-
-        Why: on an H100 every process pays its own fixed cost per kernel launch, set when the process
-        starts (docs/results/h100-2026-11-26e.md); in 36 to 44 processes timing one kernel, 20-44 %
-        sat within 0.15 us of the lowest level, the rest up to 2.5 % above it (h100-2026-11-26f.md).
-        One process per kernel makes a noop's self-speedup the difference of two such draws; the
-        fastest of enough processes per kernel lands both near the lowest level. Picking among a
-        kernel's own processes gives a candidate nothing it could not have in one: the one picked is
-        the only one that goes on, and every correctness call and timed repetition after this is
-        its own. The processes of `frozen` (the candidate's) are stopped while the baseline's are
-        timed. A process that fails here is left out."""
-        common = self._common(False)
-        cpu = self.device == "cpu"
-        medians: dict[int, list[float]] = {}
-
-        def batch(runner: RunnerClient, n: int) -> list[float]:
-            with self._stopped(frozen):
-                samples = self._batch(runner, n, common, keep=False, evidence=runner.role == "candidate")["samples"]
-            runner.request({"op": "release"})
-            return samples
-
-        def frozen_gone() -> bool:       # the candidate's sandbox was killed (freeze): nothing to compare against
-            return frozen is not None and frozen.proc.poll() is not None
-
-        estimate = 0.0
-        for index, runner in enumerate(pool):
-            if frozen_gone():
-                break
-            try:
-                estimate = max(estimate, *batch(runner, 3))
-                medians[index] = []
-            except (Mismatch, RunnerFailed):
-                pass
-        n = SELECT_CALLS["cpu"] if cpu else max(5, min(SELECT_CALLS["gpu"], int(SELECT_BATCH_MS / max(estimate, 1e-3))))
-        for _ in range(SELECT_ROUNDS):
-            order = list(medians)
-            self.rng.shuffle(order)
-            for index in order:
-                if frozen_gone():
-                    break
-                try:
-                    medians[index].append(statistics.median(batch(pool[index], n)))
-                except (Mismatch, RunnerFailed):
-                    medians.pop(index)
-        levels = {index: statistics.median(m) for index, m in medians.items() if m}
-        picked = min(levels, key=levels.get) if levels else None
-        self.selection[pool[0].role] = {"config": config.name, "processes": len(pool), "calls": n,
-                                        "levels_ms": {str(i): round(v, 6) for i, v in levels.items()},
-                                        "picked": picked}
-        return pool[picked] if picked is not None else None
 
     def _time_message(self, runner: RunnerClient, n: int, common: dict, *, keep: bool, watch: bool = False,
                       seed: int | None = None) -> dict:
@@ -1088,7 +1044,7 @@ class Judge:
                     samples += self._batch(baseline, n, common, keep=False, evidence=False)["samples"]
                     baseline.request({"op": "release"})
             row.baseline_clean_ms = statistics.median(samples)
-            finding = interference(row.baseline_ms, row.baseline_clean_ms, self.kind)
+            finding = interference(row.baseline_ms - (row.baseline_offset_ms or 0.0), row.baseline_clean_ms, self.kind)
             if finding:
                 self.flags.append(f"{finding} ({row.config})")
 
@@ -1116,6 +1072,13 @@ class Judge:
             row.flags += self.row_notes
             self.row_notes.clear()
             row.baseline_ms, row.candidate_ms = base.median_ms, cand.median_ms
+            offset = self.baseline_offset_ms
+            if offset is not None and base.median_ms + offset > 0.5 * base.median_ms:
+                row.baseline_offset_ms = offset
+                row.baseline_ms = base.median_ms + offset      # the baseline as timed in the candidate's process
+            elif offset is not None:
+                row.flags.append(f"note: the process offset ({offset * 1000:.2f} us) was not applied on "
+                                 f"{config.name}: it is more than half the baseline's time")
             row.baseline_iqr_ms, row.candidate_iqr_ms = base.iqr_ms, cand.iqr_ms
             row.baseline_cv, row.candidate_cv = round(base.cv, 4), round(cand.cv, 4)
             row.timing_samples = cand.samples
@@ -1269,10 +1232,11 @@ def environment(device: str, isolation: Isolation | None) -> dict:
     return env
 
 
-def _build(runner: RunnerClient) -> dict:
-    """The runner's build reply; a runner that died building (an import that exits) did not build."""
+def _build(runner: RunnerClient, probe: bool = False) -> dict:
+    """The runner's build reply (with `probe`, of the baseline's copy in a candidate's runner); a
+    runner that died building (an import that exits) did not build."""
     try:
-        return runner.request({"op": "build"})
+        return runner.request({"op": "build", "probe": True} if probe else {"op": "build"})
     except RunnerFailed as exc:
         return {"ok": False, "compiled": False, "log": str(exc)}
 
@@ -1287,12 +1251,12 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
              measure: bool = True, regime: str = "cold", graph: bool = False,
              max_speedup: float = MAX_SPEEDUP, drawn: list[Config] = (),
              baseline_only: bool = False, language: str | None = None, hide=(), out_dir: Path | None = None,
-             workspace: bool = False, timing_processes: int | None = None) -> Evaluation:
+             workspace: bool = False, process_offset: bool | None = None) -> Evaluation:
     """Evaluate the candidate whose editable files are in `candidate_dir` (None: the task as shipped).
     `hide`: more paths no runner may see (the run dir); `out_dir`: where the verdict goes (no runner
     may write it); `workspace`: an agent's self-check in its own workspace (nothing hidden there);
-    `timing_processes`: runner processes started per kernel when timing, the fastest kept
-    (default TIMING_PROCESSES for the device)."""
+    `process_offset`: measure the candidate's process offset (Judge.process_offset; default
+    PROCESS_OFFSET for the device)."""
     language = language or task.language
     max_speedup = task.speedup_limit(max_speedup)
     evaluation = Evaluation(device=device, compiled=False, timing_meaningful=device != "cpu",
@@ -1337,70 +1301,79 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             judge = Judge(task, device, reference, fp32_task=fp32_task, regime=regime, graph=graph,
                           max_speedup=max_speedup, phases=phases)
 
+            kind = "cpu" if device == "cpu" else "gpu"
+            every = [c for split in splits for c in configs[split]]
+            offset_pass = (measure and not baseline_only and bool(every)
+                           and (PROCESS_OFFSET[kind] if process_offset is None else process_offset))
+            first = judge.smallest(every) if offset_pass else None
+
             def start(role: str, source: Path | None) -> RunnerClient:
                 tree = kernel_tree(task.files, task.editable, source, scratch / role)
                 if role == "baseline" and task.baseline_is_reference:
                     shutil.copyfile(task.reference, tree / task.reference.name)
-                spec = _runner_spec(task, language, role)
-                runner = RunnerClient(isolation, tree, device=device, role=role, **spec)
+                probe = None
+                if role == "candidate" and offset_pass:      # the baseline's files, built there first
+                    probe = {"tree": scratch / "baseline", **_runner_spec(task, language, "baseline")}
+                runner = RunnerClient(isolation, tree, device=device, role=role, probe=probe,
+                                      **_runner_spec(task, language, role))
                 runners.append(runner)
                 return runner
 
-            def retire(doomed: list[RunnerClient]) -> None:
-                """Runners ended, every process of their sandboxes waited out (with them their GPU
-                contexts and the work queued there) before anything else is timed. Under setpriv a
-                kernel's runners share a uid, so its members are the kept runner's too: there the
-                processes left are stopped with the kept one's by uid (RunnerClient.freeze)."""
-                members = [pid for runner in doomed if runner.uid is None for pid in runner.members()]
-                for runner in doomed:
-                    runners.remove(runner)
-                close_all(doomed)
+            def retire(runner: RunnerClient) -> None:
+                """A runner ended, and every process of its sandbox waited out (with them its GPU
+                contexts and the work queued there) before anything else is timed."""
+                members = runner.members()
+                runners.remove(runner)
+                runner.close()
                 _wait_gone(members)
 
-            kind = "cpu" if device == "cpu" else "gpu"
-            per_kernel = 1 if baseline_only or not measure else max(1, timing_processes or TIMING_PROCESSES[kind])
-            baselines = [start("baseline", None) for _ in range(per_kernel)]
-            candidates: list[RunnerClient] = []
+            def settle(runner: RunnerClient, probe_reply: dict) -> dict:
+                """The candidate's runner after its probe build: its process offset measured, then
+                the candidate built in it (replacing the baseline). The candidate's build reply."""
+                if probe_reply.get("compiled") is True:
+                    try:
+                        with phases("timing: process offset"):
+                            judge.baseline_offset_ms = judge.process_offset(baseline, runner, first)
+                    except (RunnerFailed, Mismatch) as exc:
+                        judge.baseline_offset_ms = None
+                        flags.append(f"note: the process offset was not measured ({str(exc)[:200]}); "
+                                     "baseline times are from the baseline's own process")
+                else:
+                    flags.append("note: the baseline did not build in the candidate's runner; baseline "
+                                 "times are from the baseline's own process")
+                with phases("candidate build"):
+                    return _build(runner)
+
+            baseline = start("baseline", None)
             candidate = None
             if baseline_only:
                 evaluation.compile_log = "baseline only: no candidate was evaluated"
             else:
                 tree = kernel_tree(task.files, task.editable, candidate_dir, scratch / "candidate-source")
                 flags += static_flags(task, tree, fp32_task)
-                candidates = [start("candidate", candidate_dir) for _ in range(per_kernel)]
-            # Every runner builds at once (nvcc takes seconds each); none sees another. The first of
-            # each kernel's runners speaks for its build; another that fails to build is left out.
+                candidate = start("candidate", candidate_dir)
+            # Both runners build at once (nvcc takes seconds each); neither sees the other. With the
+            # offset pass the candidate's runner builds the baseline first, and its own kernel after.
             with phases("runner start+build"), ThreadPoolExecutor(max_workers=len(runners)) as pool:
-                builds = {runner: pool.submit(_build, runner) for runner in runners}
+                builds = {runner: pool.submit(_build, runner, runner is candidate and offset_pass)
+                          for runner in runners}
                 builds = {runner: future.result() for runner, future in builds.items()}
-            built = builds[baselines[0]]
+            built = builds[baseline]
             if not built.get("compiled"):
                 evaluation.task_error = "the baseline did not build: " + str(built.get("log", ""))[-1500:]
                 evaluation.error = f"task: {evaluation.task_error}"
                 return evaluation
-            baseline = baselines[0]
-            if candidates:
-                reply = builds[candidates[0]]
+            if candidate is not None:
+                reply = settle(candidate, builds[candidate]) if offset_pass else builds[candidate]
                 evaluation.compile_log = str(reply.get("log", ""))[-8000:]
                 if reply.get("compiled") is True:
                     evaluation.compiled = True
-                    candidate = candidates[0]
-            unbuilt = [r for r in runners if builds[r].get("compiled") is not True]
-            retire(unbuilt)
-            baselines = [r for r in baselines if r not in unbuilt]
-            candidates = [r for r in candidates if r not in unbuilt]
-            first = next((c for split in splits for c in configs[split]), None)
-            if candidate is not None and measure and first is not None and per_kernel > 1:
-                # Each kernel goes on in the fastest of its processes; the candidate's are picked
-                # first, and the rest of them are gone before the baseline's are timed.
-                with phases("timing: runner selection"):
-                    ready = judge.warm_up([*candidates, *baselines], first)
-                    candidate = judge.fastest([r for r in candidates if r in ready], first) or candidates[0]
-                    retire([r for r in candidates if r is not candidate])
-                    baseline = judge.fastest([r for r in baselines if r in ready], first, frozen=candidate) or baselines[0]
-                per = " / ".join(f"{len(p)}" for p in (baselines, candidates))
-                evaluation.timing_method += f"; each kernel in the fastest of its runner processes ({per}, picked on {first.name})"
-            retire([r for r in (*baselines, *candidates) if r not in (baseline, candidate) and r in runners])
+                else:
+                    retire(candidate)
+                    candidate = None
+            if judge.baseline_offset_ms is not None:
+                evaluation.timing_method += ("; each baseline time moved to the candidate's runner process by "
+                                             f"its offset, measured on {first.name} before the candidate was loaded")
             if measure and candidate is not None:
                 timed = [(c.split, c.name) for split in splits for c in configs[split]]
                 judge.watched = set(judge.rng.sample(timed, min(WATCHED_CONFIGS, len(timed))))
@@ -1424,7 +1397,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                             runners.remove(candidate)
                             candidate.close()
                             candidate = start("candidate", candidate_dir)     # a crash fails this config only
-                            if _build(candidate).get("compiled") is not True:
+                            reply = _build(candidate, offset_pass)
+                            if (settle(candidate, reply) if offset_pass else reply).get("compiled") is not True:
                                 candidate = None
                         if baseline.proc.poll() is not None:
                             evaluation.error = f"the baseline runner died: {exc}"[:500]
@@ -1436,11 +1410,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             if measure and candidate is not None:
                 # Every process of the candidate, and with them its GPU contexts and their queued
                 # work, ends before the baseline's clean-room batches.
-                doomed = candidate.members()
-                runners.remove(candidate)
-                candidate.close()
+                retire(candidate)
                 candidate = None
-                _wait_gone(doomed)
                 with phases("timing: clean-room baseline"):
                     try:
                         judge.clean_room(baseline, evaluation.configs,
@@ -1472,7 +1443,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             phases.seconds["total"] = time.perf_counter() - started
             with open(trace, "a") as fh:
                 fh.write(json.dumps({"task": task.id, "phases_s": dict(phases.seconds),
-                                     "selection": judge.selection if judge else {}}) + "\n")
+                                     "process_offset": judge.offset_record if judge else {},
+                                     "baseline_offset_ms": judge.baseline_offset_ms if judge else None}) + "\n")
     changed = [p for p, h in task_digest(folders).items() if digest_before.get(p) != h]
     changed += [p for p in digest_before if not Path(p).exists()]
     if changed:

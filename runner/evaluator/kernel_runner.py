@@ -4,7 +4,10 @@
 
 It builds or imports one kernel from its own copy of the kernel's files, then serves the judge's
 commands (protocol.py) on the socket it inherited as fd 3: load inputs, call, time repetitions,
-export outputs. It never sees the task's hidden configs, the solution, the reference's outputs, the
+export outputs. A candidate's runner may first be handed the baseline's files too (--probe-*): it
+builds and times the baseline before the candidate is loaded, so the judge can measure what this
+process adds to every launch against the baseline's own process (judge.process_offset); the
+candidate's build then replaces it. It never sees the task's hidden configs, the solution, the reference's outputs, the
 nonce or the verdict file: the judge started it in a sandbox of its own (isolation.py), where those
 are not mounted, and it holds only the inputs it is handed.
 
@@ -39,6 +42,9 @@ class Runner:
         self.device = args.device
         self.torch_device = "cpu" if args.device == "cpu" else "cuda"
         self.kernel = None
+        self.language = args.language  # of the kernel loaded now: the probe's (the baseline), then the kernel's
+        self.probe_path = None         # the baseline's folder on sys.path while it is loaded here
+        self.compiled = None           # a native kernel's compile, done beside the probe's build (a future)
         self.base: list = []           # the current config's inputs, on the device
         self.work: list = []           # persistent buffers the timed repetitions read (refilled per rep)
         self.spec: list = []           # output shapes/dtypes for native kernels (harness-allocated)
@@ -54,28 +60,68 @@ class Runner:
         self._spacer = None
 
     # -- build ---------------------------------------------------------------------------------------
-    def build(self, _msg, _fds) -> dict:
+    def build(self, msg, _fds) -> dict:
+        """Build or import the kernel; with "probe", the baseline's copy (--probe-*) instead, and a
+        native kernel's compile beside it (the compiler runs none of the kernel's code; it is loaded
+        at its own build, after the offset is timed)."""
+        from concurrent.futures import ThreadPoolExecutor
         from pathlib import Path
-        from .build import CompileError, compile_native, device_arch, load_native, load_python
-        tree = Path(self.args.tree)
+        a = self.args
+        if not msg.get("probe"):
+            self._forget_probe()
+            compiled, self.compiled = self.compiled, None
+            return self._load(Path(a.tree), a.language, a.entry, a.symbol, a.flag, a.role, compiled)
+        if not a.probe_tree:
+            return {"ok": False, "error": "no probe was given to this runner"}
+        with ThreadPoolExecutor(max_workers=1) as pool:   # left only when the compile is done: none runs while timing
+            if a.language not in ("triton", "python"):
+                self.compiled = pool.submit(self._compile, a.language, Path(a.tree), a.entry, a.flag)
+            self.probe_path = a.probe_tree
+            return self._load(Path(a.probe_tree), a.probe_language, a.probe_entry, a.probe_symbol, a.probe_flag,
+                              "baseline")
+
+    def _compile(self, language: str, tree, entry: str, flags) -> tuple:
+        from .build import compile_native, device_arch
+        arch = device_arch(self.device) if self.device != "cpu" else "native"
+        return compile_native(language, tree, entry, arch, tuple(flags or ()))
+
+    def _load(self, tree, language: str, entry: str, symbol: str, flags, name: str, compiled=None) -> dict:
+        """Import a Python kernel, or compile (unless `compiled`, a future of that) and load a native one."""
+        from .build import CompileError, load_native, load_python
+        self.language = language
         log = ""
         protocol.strict_float32()       # before the kernel (or the reference) is imported
         try:
-            if self.args.language in ("triton", "python"):
-                if self.args.language == "triton" and self.device == "cpu":
+            if language in ("triton", "python"):
+                if language == "triton" and self.device == "cpu":
                     os.environ.setdefault("TRITON_INTERPRET", "1")
-                self.kernel = load_python(tree / self.args.entry, self.args.symbol, self.args.role)
+                self.kernel = load_python(tree / entry, symbol, name)
             else:
-                arch = device_arch(self.device) if self.device != "cpu" else "native"
-                library, log = compile_native(self.args.language, tree, self.args.entry, arch,
-                                              tuple(self.args.flag or ()))
-                self.kernel = load_native(library, self.args.symbol, self.args.role)
+                library, log = compiled.result() if compiled is not None else self._compile(language, tree, entry, flags)
+                self.kernel = load_native(library, symbol, name)
         except CompileError as exc:
             return {"ok": True, "compiled": False, "log": str(exc)[-16000:]}
-        if self.args.language == "triton":
+        if language == "triton":
             from .guard import LaunchCounter
             LaunchCounter.install()
         return {"ok": True, "compiled": True, "log": log[-16000:]}
+
+    def _forget_probe(self) -> None:
+        """The baseline loaded for the probe is dropped before the kernel itself is imported: its
+        folder leaves sys.path and its modules sys.modules (a helper of the same name in the
+        kernel's own folder must be the kernel's), and the inputs and buffers it was timed on go.
+        The clock stays: the kernel is timed with the calibration the probe was timed with."""
+        if self.probe_path is None:
+            return
+        folder, self.probe_path = self.probe_path, None
+        sys.path[:] = [p for p in sys.path if p != folder]
+        for name, module in list(sys.modules.items()):
+            if str(getattr(module, "__file__", None) or "").startswith(folder + os.sep):
+                del sys.modules[name]
+        self.kernel, self.base, self.work, self.spec, self.scratch = None, [], [], [], []
+        self.kept, self.ring, self.replay, self.replay_state = [], [], None, None
+        self.findings = []
+        gc.collect()
 
     # -- inputs --------------------------------------------------------------------------------------
     def inputs(self, msg, fds) -> dict:
@@ -113,8 +159,8 @@ class Runner:
         calls = []
         # The baseline's runner (PyTorch, or the task's own kernel) is watched alike: the judge ignores
         # its findings, but both processes must carry the same machinery into the timing.
-        watch_ops = TorchOpWatch(bool(msg.get("fp32_task"))) if self.args.language in ("triton", "python") else None
-        threads = ThreadWatch(os_threads=self.args.language not in ("triton", "python"))
+        watch_ops = TorchOpWatch(bool(msg.get("fp32_task"))) if self.language in ("triton", "python") else None
+        threads = ThreadWatch(os_threads=self.language not in ("triton", "python"))
         for k, pattern in enumerate(msg["patterns"]):
             args = [a.clone() if isinstance(a, torch.Tensor) else a for a in self.base]
             state = self.kernel.prepare(args, self.spec, pattern=pattern)
@@ -133,7 +179,7 @@ class Runner:
                 threads.after(token)
             except Exception as exc:            # guard.Tampered: a thread outlived the call
                 self.findings.append(str(exc))
-            if self.args.language == "triton" and LaunchCounter.count == launches:
+            if self.language == "triton" and LaunchCounter.count == launches:
                 self.findings.append("no_kernel_launch: a candidate call launched no Triton kernel")
             outs = _as_tuple(out)
             if len(outs) != len(msg["out"][k]):
@@ -212,7 +258,7 @@ class Runner:
 
     def _native_launch_check(self) -> None:
         """GPU, native kernels: the profiler must see a device kernel during a call."""
-        if self.device == "cpu" or self.args.language not in ("cuda", "hip"):
+        if self.device == "cpu" or self.language not in ("cuda", "hip"):
             return
         import torch
         from .guard import StreamWatch, kernels
@@ -325,7 +371,7 @@ class Runner:
                         watch = None
                         self.findings.append(f"note: stream watch unavailable ({type(exc).__name__})")
                 sample, gap, out = clock.once(fn)
-                if self.args.language == "triton" and self.replay is None and not launched[0]:
+                if self.language == "triton" and self.replay is None and not launched[0]:
                     no_launch += 1
                 if watch is not None:
                     try:
@@ -434,6 +480,12 @@ def main(argv=None) -> int:
     parser.add_argument("--device", choices=("cpu", "cuda", "rocm"), required=True)
     parser.add_argument("--role", choices=("candidate", "baseline"), required=True)
     parser.add_argument("--flag", action="append", help="an extra compiler flag (the task's)")
+    parser.add_argument("--probe-tree", default=None,
+                        help="the baseline's files, built and timed here before the kernel is (judge.process_offset)")
+    parser.add_argument("--probe-language", choices=("triton", "cuda", "hip", "c", "python"))
+    parser.add_argument("--probe-entry")
+    parser.add_argument("--probe-symbol")
+    parser.add_argument("--probe-flag", action="append")
     parser.add_argument("--prelude", default="", help=argparse.SUPPRESS)   # isolation.py: hide paths, drop uid
     parser.add_argument("--hide", action="append", default=[], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
