@@ -400,7 +400,7 @@ def ncu(args) -> dict:
                     or Path(p).exists()), "ncu")
     results = []
     for task in args.tasks:
-        data = evaluate(task, ROOT / "tasks" / task / "solution", args.out / f"ncu-judge-{task.replace('/', '_')}.json",
+        data = evaluate(task, solution_of(task), args.out / f"ncu-judge-{task.replace('/', '_')}.json",
                         str(ROOT), extra=["--split", "seen"])
         configs = data.get("configs", [])
         if not configs:
@@ -408,7 +408,7 @@ def ncu(args) -> dict:
             continue
         meta = tomllib.loads((ROOT / "tasks" / task / "task.toml").read_text())
         big = max(configs, key=lambda c: _size(c["params"]))
-        script = NCU_SCRIPT.format(root=str(ROOT), task=task, config=json.dumps(big["params"]), name=big["config"],
+        script = NCU_SCRIPT.format(root=str(ROOT), task=task, solution=str(solution_of(task)), config=json.dumps(big["params"]), name=big["config"],
                                    calls=args.calls, lang=task.split("/")[0].split("2")[1], entry=meta["candidate"]["entry"],
                                    symbol=meta["candidate"]["symbol"])
         with tempfile.TemporaryDirectory() as tmp:
@@ -455,7 +455,7 @@ args = list(ref.make_inputs(dict(config.params), gen, "cuda"))
 expected = ref.reference(*args)
 import shutil, tempfile
 sol = Path(tempfile.mkdtemp()) / "solution"        # a native build writes .build/ beside its source
-shutil.copytree(root / "solution", sol)
+shutil.copytree({solution!r}, sol)           # the task's [solution] dir, wherever `extends` found it
 if {lang!r} == "triton":
     k = load_python(sol / {entry!r}, {symbol!r}, "candidate")
 else:
