@@ -8,7 +8,9 @@ that holds only its kernel's files and the inputs it is handed (protocol.py).
 
 0. before any kernel exists: task files hashed, configs read, reference imported and warmed up,
    static checks over the candidate's sources (text only);
-1. compile gate   the baseline's and the candidate's runners build their kernels;
+1. compile gate   the baseline's and the candidate's runners build their kernels (on a GPU the
+                  candidate's runner first builds the baseline, and the judge times it there
+                  against the baseline's own runner: the process offset, Judge.process_offset);
 2. correctness    per config: several seeds of fresh inputs, then outlier inputs; the candidate runs
                   twice per seed on fresh copies, outputs poisoned differently each time; both
                   results must match the reference and each other; type, dtype, shape and layout
