@@ -303,3 +303,24 @@ def test_the_probe_is_forgotten_before_the_kernel_is_imported(tmp_path):
     assert str(tmp_path / "probe") not in sys.path
     sys.modules.pop("helper_for_probe_test", None)
     sys.path[:] = [p for p in sys.path if p != str(tmp_path / "kernel")]
+
+
+def test_a_native_kernel_is_compiled_beside_the_probe_but_loaded_only_at_its_own_build(tmp_path):
+    """A native kernel's library runs code when it is loaded (a constructor): that must not happen
+    before the probe has been built and timed, only at the kernel's own build."""
+    import argparse
+    from runner.evaluator.kernel_runner import Runner
+    marker = tmp_path / "loaded"
+    body = "int launch(const float* x, long n, float a, float* y, void* s) { for (long i = 0; i < n; i++) y[i] = a * x[i]; return 0; }\n"
+    for name, extra in (("probe", ""), ("kernel", f'#include <stdio.h>\n__attribute__((constructor)) static void mark(void) {{ FILE* f = fopen("{marker}", "w"); if (f) fclose(f); }}\n')):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "kernel.c").write_text(extra + body)
+    args = argparse.Namespace(tree=str(tmp_path / "kernel"), language="c", entry="kernel.c", symbol="launch",
+                              device="cpu", role="candidate", flag=None, probe_tree=str(tmp_path / "probe"),
+                              probe_language="c", probe_entry="kernel.c", probe_symbol="launch", probe_flag=None)
+    runner = Runner(args)
+    assert runner.build({"probe": True}, [])["compiled"]
+    assert runner.compiled is not None and runner.compiled.done()        # compiled while the probe built
+    assert not marker.exists()                                           # ... but not loaded
+    assert runner.build({}, [])["compiled"] and runner.kernel.name == "candidate"
+    assert marker.exists()
