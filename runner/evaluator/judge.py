@@ -93,7 +93,7 @@ FREEZE_S = 2.0               # how long the judge tries to see every process of 
 # The process offset (Judge.process_offset): on an H100 every process pays a cost per kernel launch
 # of its own, fixed when it starts, so one kernel reads 0-4 % apart in two processes (30 us, three
 # launches: docs/results/h100-2026-11-26e.md, -26g.md). Before the candidate is loaded its runner
-# builds the baseline, and the baseline is timed in both runners on the first config; the difference
+# builds the baseline, and the baseline is timed in both runners on the smallest config; the difference
 # is added to every baseline time, so each speedup is that of two kernels in the candidate's process.
 # Off on the CPU, where times are not meaningful (`process_offset=True` turns it on there).
 PROCESS_OFFSET = {"gpu": True, "cpu": False}
@@ -824,6 +824,10 @@ class Judge:
         common = self._common(graph)
         host, estimate = [], {}
         cpu = self.device == "cpu"
+        if probe:       # both runners' first calls compile the same JIT kernels (seconds, CPU): at once
+            with ThreadPoolExecutor(max_workers=2) as threads:
+                list(threads.map(lambda r: r.request(self._time_message(r, timing.WARMUP_CALLS, common, keep=False)),
+                                 runners.values()))
         for name, runner in runners.items():
             # Both runners start the stream watch's profiler once: an activated profiler slows
             # every later launch in its process, so it must be the same in both (its findings
@@ -918,15 +922,6 @@ class Judge:
         exists in the process yet, and its runner's build replaces the baseline afterwards. It is
         one figure for every config: the cost is per launch, and a baseline launches alike on each
         (it is measured on the smallest config: Judge.smallest)."""
-        args = self.inputs(config, TIMING_SEED)
-        expected = self.expected(args)
-        for runner in (baseline, probe):
-            self.load(runner, args, expected)
-
-        def warm(runner: RunnerClient) -> None:   # first calls compile JIT kernels (seconds, CPU): both at once
-            runner.request(self._time_message(runner, timing.WARMUP_CALLS, self._common(False), keep=False))
-        with ThreadPoolExecutor(max_workers=2) as threads:
-            list(threads.map(warm, (baseline, probe)))
         base, other, _ = self.time(baseline, probe, config, probe=True)
         self.offset_record = {"config": config.name, "baseline_ms": base.median_ms, "probe_ms": other.median_ms}
         return other.median_ms - base.median_ms
@@ -1075,7 +1070,7 @@ class Judge:
             self.row_notes.clear()
             row.baseline_ms, row.candidate_ms = base.median_ms, cand.median_ms
             offset = self.baseline_offset_ms
-            if offset is not None and base.median_ms + offset > 0.5 * base.median_ms:
+            if offset is not None and offset > -0.5 * base.median_ms:
                 row.baseline_offset_ms = offset
                 row.baseline_ms = base.median_ms + offset      # the baseline as timed in the candidate's process
             elif offset is not None:
@@ -1307,7 +1302,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             every = [c for split in splits for c in configs[split]]
             offset_pass = (measure and not baseline_only and bool(every)
                            and (PROCESS_OFFSET[kind] if process_offset is None else process_offset))
-            first = judge.smallest(every) if offset_pass else None
+            first = None          # where the offset is measured (Judge.smallest), found while the runners build
 
             def start(role: str, source: Path | None) -> RunnerClient:
                 tree = kernel_tree(task.files, task.editable, source, scratch / role)
@@ -1359,6 +1354,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             with phases("runner start+build"), ThreadPoolExecutor(max_workers=len(runners)) as pool:
                 builds = {runner: pool.submit(_build, runner, runner is candidate and offset_pass)
                           for runner in runners}
+                first = judge.smallest(every) if offset_pass else None
                 builds = {runner: future.result() for runner, future in builds.items()}
             built = builds[baseline]
             if not built.get("compiled"):
