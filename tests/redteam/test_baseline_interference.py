@@ -106,4 +106,23 @@ def test_the_time_bounds_negative_side_grows_with_the_baseline(base_ms, cand_ove
     bound = judge_module.Judge._bound(SimpleNamespace(kind="gpu"), walls, base, cand)
     assert bound["excess_ms"] == pytest.approx(cand_over_ms - 1.0)
     assert bound["limit_ms"] == pytest.approx(0.5)
-    assert (bound["excess_ms"] < -bound["low_limit_ms"]) is skipped
+    assert (bound["short_ms"] < -bound["low_limit_ms"]) is skipped
+
+
+@pytest.mark.parametrize("cand_over_ms,skipped", [
+    (1.0, False),       # honest: the harness's steps as in the baseline's fastest batch
+    (0.15, True),       # steps skipped: below every batch of the baseline
+])
+def test_steps_skipped_is_said_only_below_every_baseline_batch(cand_over_ms, skipped):
+    """A baseline slowed in 3 of its 5 batches (+0.8 ms a call, as an H100 read once on an 8 us
+    kernel) moves the median it is compared with; an honest candidate must not read as one that
+    skipped the harness's steps, and one that did still must."""
+    from types import SimpleNamespace
+    from runner.evaluator.timing import Timed
+    base, cand = Timed(median_ms=0.008, samples=500), Timed(median_ms=0.007, samples=500)
+    n = 100
+    walls = {"baseline": [((0.008 + 1.0) * n, n, 0.008 * n)] * 2 + [((0.008 + 1.8) * n, n, 0.008 * n)] * 3,
+             "candidate": [((0.007 + cand_over_ms) * n, n, 0.007 * n)] * 5}
+    bound = judge_module.Judge._bound(SimpleNamespace(kind="gpu"), walls, base, cand)
+    assert bound["excess_ms"] == pytest.approx(cand_over_ms - 1.8)     # the median's figure, as before
+    assert (bound["short_ms"] < -bound["low_limit_ms"]) is skipped
