@@ -56,7 +56,7 @@ def child(library: str, scheme: str) -> dict:
     for name, (rows, cols) in CONFIGS.items():
         base = [torch.randn(rows, cols, generator=gen).cuda(), torch.randn(cols, generator=gen).cuda()]
         spec = [torch.empty(rows, cols, device="meta")]
-        work, state, hold = [t.clone() for t in base], None, None
+        work, hold = [t.clone() for t in base], None
         state = kernel.prepare([*work, rows, cols, 1e-6], spec)
         samples = []
         for _ in range(BATCHES):

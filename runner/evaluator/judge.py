@@ -1303,10 +1303,9 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             judge = Judge(task, device, reference, fp32_task=fp32_task, regime=regime, graph=graph,
                           max_speedup=max_speedup, phases=phases)
 
-            kind = "cpu" if device == "cpu" else "gpu"
             every = [c for split in splits for c in configs[split]]
             offset_pass = (measure and not baseline_only and bool(every)
-                           and (PROCESS_OFFSET[kind] if process_offset is None else process_offset))
+                           and (PROCESS_OFFSET[judge.kind] if process_offset is None else process_offset))
             first = None          # where the offset is measured (Judge.smallest), found while the runners build
 
             def start(role: str, source: Path | None) -> RunnerClient:
@@ -1397,8 +1396,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                         row = ConfigResult(config=config.name, split=split, params=dict(config.params),
                                            correct=False, error=str(exc)[:500])
                         if candidate is not None and candidate.proc.poll() is not None:
-                            runners.remove(candidate)
-                            candidate.close()
+                            retire(candidate)    # what it left running is gone before its successor is timed
                             candidate = start("candidate", candidate_dir)     # a crash fails this config only
                             reply = _build(candidate, offset_pass)
                             if (settle(candidate, reply) if offset_pass else reply).get("compiled") is not True:

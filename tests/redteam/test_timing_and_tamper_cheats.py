@@ -418,9 +418,11 @@ def test_the_candidate_cannot_slow_the_baseline_it_is_offset_against(judge):
     assert offsets and all(abs(o) < 15.0 for o in offsets), [(r.baseline_offset_ms, r.baseline_ms) for r in rows]
 
 
-def test_a_native_candidate_compiles_beside_the_probe_and_loads_after_it(native_judge):
-    """Native kernels: the candidate's compile runs beside the baseline's build in its runner, its
-    library is loaded only at its own build (after the offset); a compile error still reads as one."""
+def test_a_native_candidate_is_offset_and_its_compile_error_still_reads_as_one(native_judge):
+    """Native kernels through the whole judge with the offset: an honest one is measured against the
+    offset, and a compile error (its compile runs beside the probe's build) still reads as one. That
+    its library loads only at its own build is tests/test_evaluator.py's
+    test_a_native_kernel_is_compiled_beside_the_probe_but_loaded_only_at_its_own_build."""
     honest = native_judge(C_HONEST, measure=True, process_offset=True)
     assert honest.correct and "before the candidate was loaded" in honest.evaluation.timing_method
     broken = native_judge("this is not C;", measure=True, process_offset=True)
