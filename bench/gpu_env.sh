@@ -10,3 +10,10 @@ for deb in .carry/bubblewrap_*.deb; do
   [ -f "$deb" ] && dpkg -x "$deb" /tmp/bw && export PATH=/tmp/bw/usr/bin:$PATH
 done
 export PATH=$PATH:/usr/local/cuda/bin PYTHONUNBUFFERED=1 COLUMNS=200
+# The lent host's torch has no bytecode caches (and PYTHONDONTWRITEBYTECODE=1): every kernel runner,
+# which may write none, compiled torch's sources again, seconds per import. A pip install writes
+# them (our images' does); so here, once per machine, before anything is measured.
+SP=$(python3 -c "import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))" 2>/dev/null)
+if [ -n "$SP" ] && [ -w "$SP/torch" ] && [ ! -f /tmp/.gauntlet-compiled ]; then
+  python3 -m compileall -q -j 0 "$SP/torch" "$SP/triton" "$SP/sympy" "$SP/numpy" > /dev/null 2>&1 && touch /tmp/.gauntlet-compiled
+fi

@@ -6,7 +6,8 @@
         times, the judge's time-bound figures and the flags; noop repeated N times (self-speedup).
     python3 bench/judge_gpu.py overhead --out DIR --old OLD_PYTHONPATH [--tasks T ...]
         wall time of one evaluation of each solution with the evaluator of OLD_PYTHONPATH (the
-        in-process harness) and with this one.
+        in-process harness) and with this one. --profile PY_SPY:RATE runs each under py-spy and
+        writes bench/profile_phases.py's table of where its time went beside it.
     python3 bench/judge_gpu.py redteam --out DIR
         GPU-only cheats through the judge: side streams (getattr, the driver's entry point), a
         forged event timer, a skipped L2 flush, an empty CUDA graph, work left to a thread, GPU
@@ -47,8 +48,10 @@ CUDA_TASKS = ("triton2triton/softmax", "triton2triton/matmul", "torch2triton/rms
 
 
 def evaluate(task: str, candidate: Path | None, out: Path, pythonpath: str, extra=(), timeout=600,
-             tasks_root: Path = ROOT / "tasks", env: dict | None = None, device: str = "cuda") -> dict:
-    argv = [sys.executable, "-m", "runner.evaluator", str(tasks_root / task), "--tasks-root", str(tasks_root),
+             tasks_root: Path = ROOT / "tasks", env: dict | None = None, device: str = "cuda",
+             prefix=()) -> dict:
+    """`prefix`: what runs the evaluator's command (a profiler)."""
+    argv = [*prefix, sys.executable, "-m", "runner.evaluator", str(tasks_root / task), "--tasks-root", str(tasks_root),
             "--device", device, "--out", str(out), *extra]
     if candidate is not None:
         argv += ["--candidate", str(candidate)]
@@ -144,14 +147,36 @@ def _tasks_for_old(dest: Path) -> Path:
     return dest
 
 
+def _profiled(name: str, args) -> tuple:
+    """py-spy's command prefix for one evaluation (overhead --profile PY_SPY:RATE), or ()."""
+    if not args.profile:
+        return ()
+    spy, rate = args.profile.rsplit(":", 1)
+    return (spy, "record", "--subprocesses", "--idle", "--threads", "--format", "raw", "-r", rate,
+            "-o", str(args.out / f"{name}.pyspy.txt"), "--")
+
+
+def _profile_table(name: str, args) -> None:
+    """bench/profile_phases.py's table of one profiled evaluation, written beside it."""
+    prof = args.out / f"{name}.pyspy.txt"
+    if args.profile and prof.is_file():
+        table = subprocess.run([sys.executable, str(ROOT / "bench" / "profile_phases.py"), str(prof),
+                                "--rate", args.profile.rsplit(":", 1)[1]], capture_output=True, text=True)
+        (args.out / f"{name}.phases.txt").write_text(table.stdout + table.stderr)
+
+
 def overhead(args) -> dict:
     results = []
     old_tasks = _tasks_for_old(Path(tempfile.mkdtemp()) / "tasks")
     for task in args.tasks:
         cand = solution_of(task)
-        old = evaluate(task, old_tasks / cand.relative_to(ROOT / "tasks"), args.out / f"old-{task.replace('/', '_')}.json", args.old,
-                       tasks_root=old_tasks)
-        new = evaluate(task, cand, args.out / f"new-{task.replace('/', '_')}.json", str(ROOT))
+        slug = task.replace("/", "_")
+        old = evaluate(task, old_tasks / cand.relative_to(ROOT / "tasks"), args.out / f"old-{slug}.json", args.old,
+                       tasks_root=old_tasks, prefix=_profiled(f"old-{slug}", args), device=args.device)
+        new = evaluate(task, cand, args.out / f"new-{slug}.json", str(ROOT), prefix=_profiled(f"new-{slug}", args),
+                       device=args.device)
+        for name in (f"old-{slug}", f"new-{slug}"):
+            _profile_table(name, args)
         results.append({"task": task, "old_s": old["wall_s"], "new_s": new["wall_s"],
                         "ratio": round(new["wall_s"] / old["wall_s"], 3),
                         "old_correct": all(c["correct"] for c in old.get("configs", [])) and bool(old.get("configs")),
@@ -501,10 +526,12 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--old", default="")
     parser.add_argument("--calls", type=int, default=30)
+    parser.add_argument("--profile", default="", help="overhead: PY_SPY:RATE, each evaluation under py-spy "
+                        "(bench/profile_phases.py's table of it beside its result)")
     parser.add_argument("--cheats", nargs="*", default=[], help="redteam: only these (default: all)")
     parser.add_argument("--eval-args", nargs="*", default=[])
     parser.add_argument("--jobs", type=int, default=8, help="suite: evaluations at once")
-    parser.add_argument("--device", default="cuda", help="suite: cpu for a dry run of the bench itself")
+    parser.add_argument("--device", default="cuda", help="suite, overhead: cpu for a dry run of the bench itself")
     parser.add_argument("--hip-on-cuda", action="store_true", help="suite: the HIP tasks too, through nvcc")
     parser.add_argument("--tasks-root", type=Path, default=None, help="suite: another task folder (an import)")
     parser.add_argument("--agents", nargs="+", choices=("oracle", "noop"), default=["oracle", "noop"],

@@ -324,3 +324,25 @@ def test_a_native_kernel_is_compiled_beside_the_probe_but_loaded_only_at_its_own
     assert not marker.exists()                                           # ... but not loaded
     assert runner.build({}, [])["compiled"] and runner.kernel.name == "candidate"
     assert marker.exists()
+
+
+def test_inputs_sent_to_both_runners_are_sealed_against_writes():
+    """One set of input memfds serves both runners (judge.SentInputs): neither may change what the
+    other reads, so nobody can write them once filled; a runner maps them read-only."""
+    import mmap
+    import torch
+    from runner.evaluator.judge import SentInputs
+    from runner.evaluator.protocol import Shared
+    sent = SentInputs([torch.arange(8, dtype=torch.float32), 3])
+    try:
+        assert sent.described[1] == {"int": 3} and len(sent.fds) == 1
+        fd = sent.fds[0]
+        with pytest.raises(PermissionError):
+            mmap.mmap(fd, 32)                      # shared and writable
+        with pytest.raises(PermissionError):
+            os.pwrite(fd, b"\0" * 4, 0)
+        received = Shared("float32", (8,), os.dup(fd), readonly=True)
+        assert received.tensor().tolist() == [float(i) for i in range(8)]
+        received.close()
+    finally:
+        sent.close()

@@ -570,6 +570,19 @@ def _fast_close(g, e, rtol: float, atol: float) -> float | None:
     return float(diff.max())
 
 
+class SentInputs:
+    """One set of inputs in memfds sealed against writes (protocol.describe_args): made once, sent
+    to each runner that loads them; closed by whoever made them."""
+
+    def __init__(self, args):
+        self.described, self.shared = protocol.describe_args(args)
+        self.fds = [s.fd for s in self.shared]
+
+    def close(self) -> None:
+        for s in self.shared:
+            s.close()
+
+
 def _out_buffers(expected: Frozen, pattern: int) -> list[Shared]:
     """Judge-owned buffers for one call's outputs, poisoned: what the runner does not write fails."""
     buffers = []
@@ -652,22 +665,25 @@ class Judge:
     def expected(self, args) -> Frozen:
         return run_reference(self.ref, args)
 
-    def load(self, runner: RunnerClient, args, expected: Frozen) -> None:
-        described, shared = protocol.describe_args(args)
+    def load(self, runner: RunnerClient, args, expected: Frozen, sent: "SentInputs | None" = None) -> None:
+        """`args` onto the runner as its base inputs; `sent`: them already in sealed memfds (one
+        set for both runners), else made here for this runner alone."""
+        own = sent is None
+        sent = sent or SentInputs(args)
         spec = [{"dtype": protocol.dtype_name(t), "shape": list(t.shape), "strides": list(st)}
                 for t, st in zip(expected.tensors, expected.strides)]
         try:
-            reply = runner.request({"op": "inputs", "args": described, "spec": spec}, [s.fd for s in shared])
+            reply = runner.request({"op": "inputs", "args": sent.described, "spec": spec}, sent.fds)
         finally:
-            for s in shared:
-                s.close()
+            if own:
+                sent.close()
         if not reply["ok"]:
             raise Mismatch(str(reply.get("error"))[:300])
 
     def call(self, runner: RunnerClient, args, expected: Frozen, patterns=(0,), launch_check=False,
-             evidence: bool = True) -> list:
+             evidence: bool = True, sent: "SentInputs | None" = None) -> list:
         """The runner's outputs for each poison pattern, each call on fresh copies of `args`."""
-        self.load(runner, args, expected)
+        self.load(runner, args, expected, sent)
         buffers = [_out_buffers(expected, p) for p in patterns]
         out, fds = [], []
         for bufs in buffers:
@@ -719,12 +735,13 @@ class Judge:
         with ThreadPoolExecutor(max_workers=1) as pool:
             return self._correctness_stages(baseline, candidate, stages, config, symmetric, pool)
 
-    def _baseline_stage(self, baseline: RunnerClient, args, expected: Frozen, symmetric: bool,
+    def _baseline_stage(self, baseline: RunnerClient, args, expected: Frozen, sent: "SentInputs", symmetric: bool,
                         atol_scale: float, what: str) -> str | None:
         """The baseline's calls of one correctness stage; its error, or None."""
         with self.phases("baseline calls"):
             try:
-                got = self.call(baseline, args, expected, patterns=(0, 1) if symmetric else (0,), evidence=False)
+                got = self.call(baseline, args, expected, patterns=(0, 1) if symmetric else (0,), evidence=False,
+                                sent=sent)
                 compare(self.task, got[0], expected, atol_scale, what, canonical_for(self.ref, args))
             except Mismatch as exc:
                 return f"baseline: {exc}"
@@ -733,7 +750,7 @@ class Judge:
     def _correctness_stages(self, baseline, candidate, stages, config: Config, symmetric: bool, pool):
         base_error = cand_error = None
         worst, scale_ref = 0.0, 0.0
-        for index, ((seed, outliers), (args, expected)) in enumerate(self._stage_data(config, stages)):
+        for index, ((seed, outliers), (args, expected, sent)) in enumerate(self._stage_data(config, stages)):
             base_due = base_error is None and (symmetric or index == 0)
             cand_due = candidate is not None and cand_error is None
             if not (base_due or cand_due):
@@ -748,13 +765,13 @@ class Judge:
             # The two runners are separate processes: the baseline's calls run in a thread while the
             # candidate's run here (sequential, they were most of a Triton task's evaluation time:
             # each process compiles its kernels on its first call of a shape).
-            base_job = pool.submit(self._baseline_stage, baseline, args, expected, symmetric, atol_scale,
+            base_job = pool.submit(self._baseline_stage, baseline, args, expected, sent, symmetric, atol_scale,
                                    what) if base_due else None
             try:
                 if cand_due:
                     with self.phases("candidate calls"):
                         try:
-                            first, second = self.call(candidate, args, expected, patterns=(0, 1))
+                            first, second = self.call(candidate, args, expected, patterns=(0, 1), sent=sent)
                             canon = canonical_for(self.ref, args)
                             worst = max(worst, compare(self.task, first, expected, atol_scale, what, canon))
                             compare(self.task, second, expected, atol_scale, f" on the second run{what}", canon)
@@ -775,27 +792,35 @@ class Judge:
         return base_error, (None if candidate is None or cand_error else worst), cand_error
 
     def _stage_data(self, config: Config, stages):
-        """(stage, (inputs, expected outputs)) per stage; the next stage's are made in a thread while
-        the runners work on the current one (make_inputs and the reference would otherwise add
-        their time to every stage)."""
+        """(stage, (inputs, expected outputs, the inputs in sealed memfds)) per stage; the next
+        stage's are made in a thread while the runners work on the current one (make_inputs, the
+        reference and the copy out of the device would otherwise add their time to every stage).
+        A stage's memfds are closed once the caller comes back for the next."""
         def make(stage):
             started = time.perf_counter()
             args = self.inputs(config, *stage)
             expected = self.expected(args)
+            sent = SentInputs(args)
             self.phases.seconds["inputs+reference (overlapped)"] += time.perf_counter() - started
-            return args, expected
+            return args, expected, sent
 
         pool = ThreadPoolExecutor(max_workers=1)
+        pending = data = None
         try:
             pending = pool.submit(make, stages[0])
             for i, stage in enumerate(stages):
                 with self.phases("inputs+reference wait"):
                     data = pending.result()
-                if i + 1 < len(stages):
-                    pending = pool.submit(make, stages[i + 1])
+                pending = pool.submit(make, stages[i + 1]) if i + 1 < len(stages) else None
                 yield stage, data
+                data[2].close()
+                data = None
         finally:
+            if data is not None:
+                data[2].close()
             pool.shutdown(wait=True, cancel_futures=True)
+            if pending is not None and pending.done() and not pending.cancelled() and pending.exception() is None:
+                pending.result()[2].close()
 
     # -- performance -----------------------------------------------------------------------------
     def time(self, baseline: RunnerClient, candidate: RunnerClient, config: Config, probe: bool = False):
@@ -807,8 +832,12 @@ class Judge:
             expected = self.expected(args)
         runners = {"baseline": baseline, "candidate": candidate}
         with self.phases("timing: load"):
-            for runner in runners.values():
-                self.load(runner, args, expected)
+            sent = SentInputs(args)
+            try:
+                for runner in runners.values():
+                    self.load(runner, args, expected, sent)
+            finally:
+                sent.close()
         graph = self.graph and self.device != "cpu"
         if graph:
             failed = {name: r.request({"op": "capture", "regime": self.regime, "graph": True})
@@ -1274,6 +1303,70 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
     phases = Phases()
     started = time.perf_counter()
     try:
+        hidden = {*folders, scratch, *(Path(h) for h in hide)}
+        if candidate_dir is not None:
+            hidden.add(Path(candidate_dir))
+        if out_dir is not None:
+            hidden.add(Path(out_dir))
+        try:
+            with phases("isolation probe"):
+                isolation = choose(hidden, device, forbidden_write=(out_dir,) if out_dir else ())
+        except IsolationError as exc:
+            if not workspace:
+                evaluation.error = str(exc)
+                return evaluation
+            # an agent's self-check in its own workspace: nothing there is hidden
+            isolation = choose(hidden, device, allow_unisolated=True)
+        flags += isolation.notes
+        kind = "cpu" if device == "cpu" else "gpu"
+        every = [c for split in splits for c in configs[split]]
+        offset_pass = (measure and not baseline_only and bool(every)
+                       and (PROCESS_OFFSET[kind] if process_offset is None else process_offset))
+        first = None          # where the offset is measured (Judge.smallest), found while the runners build
+
+        def start(role: str, source: Path | None) -> RunnerClient:
+            tree = kernel_tree(task.files, task.editable, source, scratch / role)
+            if role == "baseline" and task.baseline_is_reference:
+                shutil.copyfile(task.reference, tree / task.reference.name)
+            probe = None
+            if role == "candidate" and offset_pass:      # the baseline's files, built there first
+                probe = {"tree": scratch / "baseline", **_runner_spec(task, language, "baseline")}
+            runner = RunnerClient(isolation, tree, device=device, role=role, probe=probe,
+                                  **_runner_spec(task, language, role))
+            runners.append(runner)
+            return runner
+
+        def retire(runner: RunnerClient) -> None:
+            """A runner ended, and every process of its sandbox waited out (with them its GPU
+            contexts and the work queued there) before anything else is timed."""
+            members = runner.members()
+            runners.remove(runner)
+            runner.close()
+            _wait_gone(members)
+
+        def settle(runner: RunnerClient, probe_reply: dict) -> dict:
+            """The candidate's runner after its probe build: its process offset measured, then
+            the candidate built in it (replacing the baseline). The candidate's build reply."""
+            if probe_reply.get("compiled") is True:
+                try:
+                    with phases("timing: process offset"):
+                        judge.baseline_offset_ms = judge.process_offset(baseline, runner, first)
+                except (RunnerFailed, Mismatch) as exc:
+                    judge.baseline_offset_ms = None
+                    flags.append(f"note: the process offset was not measured ({str(exc)[:200]}); "
+                                 "baseline times are from the baseline's own process")
+            else:
+                flags.append("note: the baseline did not build in the candidate's runner; baseline "
+                             "times are from the baseline's own process")
+            with phases("candidate build"):
+                return _build(runner)
+
+        # The runners start first: each imports torch and what its guards need (seconds) while the
+        # judge starts up and waits for the device. Nothing touches the GPU before their build,
+        # which comes once the device is held.
+        with phases("runner spawn"):
+            baseline = start("baseline", None)
+            candidate = None if baseline_only else start("candidate", candidate_dir)
         with exclusive_device(device) as held:
             try:
                 with phases("reference import+warm-up"):
@@ -1284,75 +1377,14 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 evaluation.task_error = str(exc)
                 evaluation.error = f"task: {exc}"
                 return evaluation
-            hidden = {*folders, scratch, *(Path(h) for h in hide)}
-            if candidate_dir is not None:
-                hidden.add(Path(candidate_dir))
-            if out_dir is not None:
-                hidden.add(Path(out_dir))
-            try:
-                with phases("isolation probe"):
-                    isolation = choose(hidden, device, forbidden_write=(out_dir,) if out_dir else ())
-            except IsolationError as exc:
-                if not workspace:
-                    evaluation.error = str(exc)
-                    return evaluation
-                # an agent's self-check in its own workspace: nothing there is hidden
-                isolation = choose(hidden, device, allow_unisolated=True)
-            flags += isolation.notes
             evaluation.environment = environment(device, isolation)
             judge = Judge(task, device, reference, fp32_task=fp32_task, regime=regime, graph=graph,
                           max_speedup=max_speedup, phases=phases)
-
-            every = [c for split in splits for c in configs[split]]
-            offset_pass = (measure and not baseline_only and bool(every)
-                           and (PROCESS_OFFSET[judge.kind] if process_offset is None else process_offset))
-            first = None          # where the offset is measured (Judge.smallest), found while the runners build
-
-            def start(role: str, source: Path | None) -> RunnerClient:
-                tree = kernel_tree(task.files, task.editable, source, scratch / role)
-                if role == "baseline" and task.baseline_is_reference:
-                    shutil.copyfile(task.reference, tree / task.reference.name)
-                probe = None
-                if role == "candidate" and offset_pass:      # the baseline's files, built there first
-                    probe = {"tree": scratch / "baseline", **_runner_spec(task, language, "baseline")}
-                runner = RunnerClient(isolation, tree, device=device, role=role, probe=probe,
-                                      **_runner_spec(task, language, role))
-                runners.append(runner)
-                return runner
-
-            def retire(runner: RunnerClient) -> None:
-                """A runner ended, and every process of its sandbox waited out (with them its GPU
-                contexts and the work queued there) before anything else is timed."""
-                members = runner.members()
-                runners.remove(runner)
-                runner.close()
-                _wait_gone(members)
-
-            def settle(runner: RunnerClient, probe_reply: dict) -> dict:
-                """The candidate's runner after its probe build: its process offset measured, then
-                the candidate built in it (replacing the baseline). The candidate's build reply."""
-                if probe_reply.get("compiled") is True:
-                    try:
-                        with phases("timing: process offset"):
-                            judge.baseline_offset_ms = judge.process_offset(baseline, runner, first)
-                    except (RunnerFailed, Mismatch) as exc:
-                        judge.baseline_offset_ms = None
-                        flags.append(f"note: the process offset was not measured ({str(exc)[:200]}); "
-                                     "baseline times are from the baseline's own process")
-                else:
-                    flags.append("note: the baseline did not build in the candidate's runner; baseline "
-                                 "times are from the baseline's own process")
-                with phases("candidate build"):
-                    return _build(runner)
-
-            baseline = start("baseline", None)
-            candidate = None
             if baseline_only:
                 evaluation.compile_log = "baseline only: no candidate was evaluated"
             else:
                 tree = kernel_tree(task.files, task.editable, candidate_dir, scratch / "candidate-source")
                 flags += static_flags(task, tree, fp32_task)
-                candidate = start("candidate", candidate_dir)
             # Both runners build at once (nvcc takes seconds each); neither sees the other. With the
             # offset pass the candidate's runner builds the baseline first, and its own kernel after.
             with phases("runner start+build"), ThreadPoolExecutor(max_workers=len(runners)) as pool:

@@ -129,9 +129,10 @@ class Runner:
         base = []
         for value in msg["args"]:
             if "tensor" in value:
-                shared = Shared(value["dtype"], value["shape"], fds[value["tensor"]])
-                base.append(shared.tensor().clone().to(self.torch_device))
-                del shared
+                shared = Shared(value["dtype"], value["shape"], fds[value["tensor"]], readonly=True)
+                view = shared.tensor()
+                base.append(view.to(self.torch_device, copy=True))     # straight from the mapping
+                del view, shared
             else:
                 base.append(protocol.scalar(value))
         self.base = base
@@ -495,7 +496,25 @@ def main(argv=None) -> int:
         apply_prelude(args.prelude, args.hide, args.tree)
     sock = socket.socket(fileno=args.fd)
     os.chdir(args.tree)
-    return Runner(args).serve(sock)
+    _preload(args)
+    code = Runner(args).serve(sock)
+    # Straight out: the interpreter's teardown (torch, Triton, a kernel's atexit hooks) took a
+    # second per runner that the judge waited out; the OS frees the memory and GPU context alike.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _preload(args) -> None:
+    """Import now what the runner's own guards import at first use: torch._dynamo (entered under
+    TorchOpWatch's dispatch mode) and, on a GPU, the profiler (StreamWatch, the launch check).
+    Seconds each; the judge starts these processes before its own start-up, so they overlap it
+    instead of landing inside a call the judge waits on. Importing touches no GPU."""
+    import torch  # noqa: F401
+    if {args.language, args.probe_language} & {"triton", "python"}:
+        import torch._dynamo  # noqa: F401
+    if args.device != "cpu":
+        import torch.profiler  # noqa: F401
 
 
 if __name__ == "__main__":

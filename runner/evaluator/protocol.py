@@ -95,9 +95,11 @@ def dtype_name(tensor) -> str:
 
 
 class Shared:
-    """One memfd holding one tensor's bytes (contiguous, row-major), mapped read-write."""
+    """One memfd holding one tensor's bytes (contiguous, row-major), mapped read-write, or read-only
+    (`readonly`: a received input, which the judge sealed against writes)."""
 
-    def __init__(self, dtype: str, shape: tuple[int, ...], fd: int | None = None, name: str = "t"):
+    def __init__(self, dtype: str, shape: tuple[int, ...], fd: int | None = None, name: str = "t",
+                 readonly: bool = False, sealed: bool = True):
         import math
         self.dtype, self.shape = dtype, tuple(int(s) for s in shape)
         itemsize = _torch_dtype(dtype).itemsize
@@ -105,14 +107,27 @@ class Shared:
         if fd is None:
             # Sealed at its size before it crosses: a receiver that shrank it would make the creator's
             # mapping fault (SIGBUS) on its next read, killing the judge instead of failing the kernel.
+            # Unless `sealed`, the seals stay open for seal_contents (inputs, once written).
             fd = os.memfd_create(f"gauntlet-{name}", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
             os.ftruncate(fd, max(1, self.nbytes))
-            fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
+            fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW |
+                        (fcntl.F_SEAL_SEAL if sealed else 0))
         elif os.fstat(fd).st_size < self.nbytes:
             os.close(fd)
             raise ProtocolError("a shared buffer is smaller than its declared shape")
         self.fd = fd
-        self.map = mmap.mmap(fd, max(1, self.nbytes))
+        # Pages made in one go: faulting them in one at a time was most of a large tensor's copy.
+        self.map = mmap.mmap(fd, max(1, self.nbytes), flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0),
+                             prot=mmap.PROT_READ | (0 if readonly else mmap.PROT_WRITE))
+        self.readonly = readonly
+
+    def seal_contents(self) -> None:
+        """No process can write these bytes again, the creator included (an input sent to both
+        runners: neither can change what the other reads). The creator's mapping goes first (a
+        writable mapping forbids the seal); the fd stays, to be sent."""
+        self.map.close()
+        self.map = None
+        fcntl.fcntl(self.fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SEAL)
 
     def tensor(self):
         """A CPU tensor viewing the mapped bytes (valid while this object lives)."""
@@ -120,6 +135,11 @@ class Shared:
         dtype = _torch_dtype(self.dtype)
         if not self.nbytes:
             return torch.empty(self.shape, dtype=dtype)
+        if self.readonly:        # frombuffer warns of a read-only buffer; the tensor is only read
+            import warnings
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                return torch.frombuffer(self.map, dtype=dtype, count=self.nbytes // dtype.itemsize).view(self.shape)
         return torch.frombuffer(self.map, dtype=dtype, count=self.nbytes // dtype.itemsize).view(self.shape)
 
     def describe(self) -> dict:
@@ -127,7 +147,8 @@ class Shared:
 
     def close(self) -> None:
         try:
-            self.map.close()
+            if self.map is not None:
+                self.map.close()
         except BufferError:      # a tensor still views it: the mapping goes when that tensor does
             pass
         try:
@@ -136,21 +157,26 @@ class Shared:
             pass
 
 
-def share(tensor, name: str = "t") -> Shared:
-    """A new memfd holding a copy of `tensor` (any device)."""
-    shared = Shared(dtype_name(tensor), tuple(tensor.shape), name=name)
+def share(tensor, name: str = "t", seal: bool = False) -> Shared:
+    """A new memfd holding a copy of `tensor` (any device); with `seal`, unwritable from then on."""
+    shared = Shared(dtype_name(tensor), tuple(tensor.shape), name=name, sealed=not seal)
     if shared.nbytes:
-        shared.tensor().copy_(tensor.detach().reshape(tensor.shape))
+        view = shared.tensor()
+        view.copy_(tensor.detach().reshape(tensor.shape))
+        del view
+    if seal:
+        shared.seal_contents()
     return shared
 
 
 def describe_args(args) -> tuple[list[dict], list["Shared"]]:
-    """Encode make_inputs' values: tensors as memfds (index into the fd list), scalars inline."""
+    """Encode make_inputs' values: tensors as memfds (index into the fd list), sealed against writes
+    (one set serves both runners), scalars inline."""
     import torch
     described, shared = [], []
     for a in args:
         if isinstance(a, torch.Tensor):
-            shared.append(share(a, "input"))
+            shared.append(share(a, "input", seal=True))
             described.append({"tensor": len(shared) - 1, **shared[-1].describe()})
         elif isinstance(a, bool):
             described.append({"bool": a})

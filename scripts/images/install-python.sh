@@ -14,6 +14,9 @@ elif python3 -c "import torch" 2>/dev/null; then
     # The base's own python (rocm/pytorch: its venv or conda, first on the base's PATH) is used
     # as is; /opt/venv/bin holds no python3, so PATH falls through to it.
     echo "install-python: the base provides torch $(python3 -c 'import torch; print(torch.__version__)') at $(command -v python3)"
+    # Bytecode caches, which a kernel runner cannot write: without them every runner compiles
+    # torch's sources again (seconds per import; docs/benchmarks.md). A no-op where pip wrote them.
+    python3 -m compileall -q -j 0 "$(python3 -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))')" > /dev/null || true
     # linked as /opt/venv/bin/python: the prompt names the interpreter by that absolute path
     mkdir -p /opt/venv/bin
     ln -s "$(command -v python3)" /opt/venv/bin/python

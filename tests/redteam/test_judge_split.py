@@ -55,6 +55,10 @@ raise RuntimeError("FOUND:" + ",".join(sorted(_found)))
 
 DESTRUCTOR = '''
 #include <stdio.h>
+__attribute__((constructor)) static void mark(void) {
+    FILE* f = fopen("@OUT@/constructor.txt", "w");
+    if (f) { fputs("here", f); fclose(f); }
+}
 __attribute__((destructor)) static void forge(void) {
     FILE* f = fopen("@OUT@/evaluation.json", "w");
     if (f) { fputs("{\\"forged\\": true}", f); fclose(f); }
@@ -63,24 +67,29 @@ __attribute__((destructor)) static void forge(void) {
 
 
 def _destructor_attack(native_judge, tmp_path):
+    """The verdict file after a library whose constructor writes a marker beside it when loaded and
+    whose destructor overwrites it at exit; and whether the marker appeared."""
     out = tmp_path / "verdict"
     out.mkdir()
     (out / "evaluation.json").write_text('{"judge": true}')
     v = native_judge(C_HONEST, extra=DESTRUCTOR.replace("@OUT@", str(out)), out_dir=out)
     assert v.evaluation.compiled and v.correct, v.evaluation.compile_log[-500:]
-    return json.loads((out / "evaluation.json").read_text())
+    return json.loads((out / "evaluation.json").read_text()), (out / "constructor.txt").exists()
 
 
 def test_a_native_destructor_cannot_edit_the_verdict(native_judge, tmp_path):
-    """The library's destructor runs when the runner exits. The judge's output folder is not in the
-    runner's sandbox."""
-    assert _destructor_attack(native_judge, tmp_path) == {"judge": True}
+    """The judge's output folder is not in the runner's sandbox: the library's code, run when it is
+    loaded, cannot write there; and a runner leaves with _exit, so no destructor runs at all."""
+    assert _destructor_attack(native_judge, tmp_path) == ({"judge": True}, False)
 
 
-def test_a_native_destructor_edits_the_verdict_without_the_sandbox(native_judge, tmp_path, monkeypatch):
+def test_without_the_sandbox_the_folder_is_reachable_and_only_the_exit_keeps_the_verdict(native_judge, tmp_path,
+                                                                                          monkeypatch):
+    """The control: with no sandbox the library's constructor writes beside the verdict (what the
+    sandbox stops above); its destructor still never runs (the runner's _exit)."""
     monkeypatch.setenv("GAUNTLET_RUNNER_ISOLATION", "none")
     monkeypatch.setenv("GAUNTLET_ALLOW_UNISOLATED", "1")
-    assert _destructor_attack(native_judge, tmp_path) == {"forged": True}
+    assert _destructor_attack(native_judge, tmp_path) == ({"judge": True}, True)
 
 
 # -- harness state changed from inside ---------------------------------------------------------------
