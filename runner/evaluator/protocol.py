@@ -116,7 +116,8 @@ class Shared:
             os.close(fd)
             raise ProtocolError("a shared buffer is smaller than its declared shape")
         self.fd = fd
-        # Pages made in one go: faulting them in one at a time was most of a large tensor's copy.
+        # Pages made in one go, not faulted in one by one at first touch (tens of thousands for a
+        # large tensor; on the H100 it did not measurably shorten the copies: docs/benchmarks.md).
         self.map = mmap.mmap(fd, max(1, self.nbytes), flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0),
                              prot=mmap.PROT_READ | (0 if readonly else mmap.PROT_WRITE))
         self.readonly = readonly
