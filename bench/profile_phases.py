@@ -5,10 +5,11 @@
 
 Reads py-spy's raw (collapsed) stacks of one evaluation: the judge and its kernel runners, or the
 in-process evaluator of an older commit. Per process (judge / baseline runner / candidate runner /
-in-process) and thread, each sample goes to a phase: the frames on its stack whose function
-is one of PHASES, named by the path of such frames from the top (Judge.time/_batch), and within it to an activity, the deepest frame matching ACTIVITIES (waiting on
-a socket, a lock or the GPU; a Triton or native compile; an import; copying across the process
-boundary). Seconds are samples / rate: wall time per thread, idle included (--idle).
+in-process) and thread, each sample goes to a phase, named by the frames on its stack whose
+function is one of PHASES, from the top down ("time/_batch"), and within it to an activity: the
+first of ACTIVITIES that matches a frame, from the leaf up (waiting on the other process, a lock
+or the GPU; a Triton or native compile; an import; copying across the process boundary).
+Seconds are samples / rate: wall time per thread, idle included (--idle).
 """
 from __future__ import annotations
 
