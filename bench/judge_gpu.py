@@ -182,7 +182,7 @@ def overhead(args) -> dict:
                         "old_correct": all(c["correct"] for c in old.get("configs", [])) and bool(old.get("configs")),
                         "new_correct": all(c["correct"] for c in new.get("configs", [])) and bool(new.get("configs")),
                         "old_error": (old.get("error") or "")[:300], "new_error": (new.get("error") or "")[:300],
-                        "new_phases_s": _phases(args.out / f"new-{task.replace('/', '_')}.trace.jsonl")})
+                        "new_phases_s": _phases(args.out / f"new-{slug}.trace.jsonl")})
         print(results[-1])
         (args.out / "overhead.partial.json").write_text(json.dumps(results, indent=1))
     total_old = sum(r["old_s"] for r in results)

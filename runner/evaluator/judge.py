@@ -397,6 +397,11 @@ def _wait_gone(pids, timeout_s: float = 10.0) -> None:
 
 
 # -- values -------------------------------------------------------------------------------------------
+def device_kind(device: str) -> str:
+    """"cpu" or "gpu": what the judge's per-kind settings are keyed by (CUDA and ROCm alike)."""
+    return "cpu" if device == "cpu" else "gpu"
+
+
 def _seed(config: Config, seed: int) -> int:
     return (sum(config.name.encode()) * 1_000_003 + seed) % (2**31)
 
@@ -640,7 +645,7 @@ class Judge:
         self.task, self.device = task, device
         self.phases = phases or Phases()
         self.torch_device = "cpu" if device == "cpu" else "cuda"
-        self.kind = "cpu" if device == "cpu" else "gpu"
+        self.kind = device_kind(device)
         self.ref = reference
         self.seeds, self.outlier_seeds = CORRECTNESS_SEEDS[self.kind], OUTLIER_SEEDS[self.kind]
         self.fp32_task, self.regime, self.graph, self.max_speedup = fp32_task, regime, graph, max_speedup
@@ -1318,10 +1323,9 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             # an agent's self-check in its own workspace: nothing there is hidden
             isolation = choose(hidden, device, allow_unisolated=True)
         flags += isolation.notes
-        kind = "cpu" if device == "cpu" else "gpu"
         every = [c for split in splits for c in configs[split]]
         offset_pass = (measure and not baseline_only and bool(every)
-                       and (PROCESS_OFFSET[kind] if process_offset is None else process_offset))
+                       and (PROCESS_OFFSET[device_kind(device)] if process_offset is None else process_offset))
         first = None          # where the offset is measured (Judge.smallest), found while the runners build
 
         def start(role: str, source: Path | None) -> RunnerClient:

@@ -509,7 +509,10 @@ def _preload(args) -> None:
     """Import now what the runner's own guards import at first use: torch._dynamo (entered under
     TorchOpWatch's dispatch mode) and, on a GPU, the profiler (StreamWatch, the launch check).
     Seconds each; the judge starts these processes before its own start-up, so they overlap it
-    instead of landing inside a call the judge waits on. Importing touches no GPU."""
+    instead of landing inside a call the judge waits on. Importing touches no GPU. Not covered:
+    the profiler's first start still imports a lazy torch submodule (H100 stacks: prepare_trace ->
+    torch.__getattr__; in torch 2.13's source, `hasattr(torch, "_inductor")`), inside a native
+    runner's first watched call (docs/benchmarks.md)."""
     import torch  # noqa: F401
     if {args.language, args.probe_language} & {"triton", "python"}:
         import torch._dynamo  # noqa: F401

@@ -99,7 +99,7 @@ class Shared:
     (`readonly`: a received input, which the judge sealed against writes)."""
 
     def __init__(self, dtype: str, shape: tuple[int, ...], fd: int | None = None, name: str = "t",
-                 readonly: bool = False, sealed: bool = True):
+                 readonly: bool = False, final_seals: bool = True):
         import math
         self.dtype, self.shape = dtype, tuple(int(s) for s in shape)
         itemsize = _torch_dtype(dtype).itemsize
@@ -107,11 +107,11 @@ class Shared:
         if fd is None:
             # Sealed at its size before it crosses: a receiver that shrank it would make the creator's
             # mapping fault (SIGBUS) on its next read, killing the judge instead of failing the kernel.
-            # Unless `sealed`, the seals stay open for seal_contents (inputs, once written).
+            # Without `final_seals`, seal_contents adds the last ones once the bytes are written (inputs).
             fd = os.memfd_create(f"gauntlet-{name}", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
             os.ftruncate(fd, max(1, self.nbytes))
             fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW |
-                        (fcntl.F_SEAL_SEAL if sealed else 0))
+                        (fcntl.F_SEAL_SEAL if final_seals else 0))
         elif os.fstat(fd).st_size < self.nbytes:
             os.close(fd)
             raise ProtocolError("a shared buffer is smaller than its declared shape")
@@ -136,12 +136,11 @@ class Shared:
         dtype = _torch_dtype(self.dtype)
         if not self.nbytes:
             return torch.empty(self.shape, dtype=dtype)
-        if self.readonly:        # frombuffer warns of a read-only buffer; the tensor is only read
-            import warnings
-            with warnings.catch_warnings():
+        import warnings
+        with warnings.catch_warnings():
+            if self.readonly:    # frombuffer warns of a read-only buffer; the tensor is only read
                 warnings.simplefilter("ignore", UserWarning)
-                return torch.frombuffer(self.map, dtype=dtype, count=self.nbytes // dtype.itemsize).view(self.shape)
-        return torch.frombuffer(self.map, dtype=dtype, count=self.nbytes // dtype.itemsize).view(self.shape)
+            return torch.frombuffer(self.map, dtype=dtype, count=self.nbytes // dtype.itemsize).view(self.shape)
 
     def describe(self) -> dict:
         return {"dtype": self.dtype, "shape": list(self.shape)}
@@ -158,15 +157,14 @@ class Shared:
             pass
 
 
-def share(tensor, name: str = "t", seal: bool = False) -> Shared:
-    """A new memfd holding a copy of `tensor` (any device); with `seal`, unwritable from then on."""
-    shared = Shared(dtype_name(tensor), tuple(tensor.shape), name=name, sealed=not seal)
+def share(tensor, name: str = "t") -> Shared:
+    """A new memfd holding a copy of `tensor` (any device), unwritable once filled."""
+    shared = Shared(dtype_name(tensor), tuple(tensor.shape), name=name, final_seals=False)
     if shared.nbytes:
         view = shared.tensor()
         view.copy_(tensor.detach().reshape(tensor.shape))
         del view
-    if seal:
-        shared.seal_contents()
+    shared.seal_contents()
     return shared
 
 
@@ -177,7 +175,7 @@ def describe_args(args) -> tuple[list[dict], list["Shared"]]:
     described, shared = [], []
     for a in args:
         if isinstance(a, torch.Tensor):
-            shared.append(share(a, "input", seal=True))
+            shared.append(share(a, "input"))
             described.append({"tensor": len(shared) - 1, **shared[-1].describe()})
         elif isinstance(a, bool):
             described.append({"bool": a})
