@@ -169,13 +169,18 @@ def _running(pid: int) -> bool:
 
 
 _STOPPED = ("T", "t", "Z", "X", "x")
+_ENDED = ("Z", "X", "x")
 _HAS_CHILDREN_LISTS = os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
 
 
-def _stop_tree(root: int) -> bool:
+def _stop_tree(root: int, ended_before: frozenset = frozenset()) -> tuple[bool, frozenset]:
     """SIGSTOP `root` and every descendant, found through /proc/<pid>/task/<tid>/children as the walk
-    goes; True when every thread found was already stopped (or dead) and nothing vanished mid-look."""
-    clean, stack, seen = True, [root], set()
+    goes. (clean, the processes found ended): clean when every thread found was already stopped,
+    nothing vanished mid-look, and every ended (zombie) process found had been found ended by the
+    look before (`ended_before`). A process that ends hands its children to the sandbox's init:
+    when that happens between the walk reading init's list and reaching the process, the look finds
+    it a zombie with no children and misses them; a process that newly ended means another look."""
+    clean, stack, seen, ended = True, [root], set(), set()
     while stack:
         pid = stack.pop()
         if pid in seen:
@@ -198,7 +203,11 @@ def _stop_tree(root: int) -> bool:
                 continue
             if state not in _STOPPED:
                 clean = False
-    return clean
+            elif state in _ENDED:
+                ended.add(pid)
+                if pid not in ended_before:
+                    clean = False
+    return clean, frozenset(ended)
 
 
 class RunnerClient:
@@ -299,13 +308,15 @@ class RunnerClient:
         vanished under it can miss it too; so in the namespace modes the judge walks the sandbox's
         tree through the kernel's per-thread children lists from the runner's root, stopping each
         process as it finds it, and counts a look clean only when every process it found was already
-        stopped and none vanished (a stopped process neither forks nor exits). When FREEZE_S is not
+        stopped, none vanished and none had newly ended (a stopped process neither forks nor exits;
+        one that just ended may have handed children to init behind the walk). When FREEZE_S is not
         enough, the sandbox is killed whole (its pid namespace dies with it) and RunnerFailed says
         so: nothing of it runs beside the baseline."""
         deadline = time.monotonic() + FREEZE_S
+        ended = frozenset()
         while True:
             if self.uid is None and _HAS_CHILDREN_LISTS:
-                clean = _stop_tree(self.proc.pid)
+                clean, ended = _stop_tree(self.proc.pid, ended)
             else:                          # setpriv (by uid) or no children lists: by /proc scan
                 self.signal_all(signal.SIGSTOP)
                 clean = not any(_running(pid) for pid in self.members())

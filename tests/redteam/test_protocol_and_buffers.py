@@ -4,6 +4,7 @@ is the candidate's. Each attack below worked against the judge as it was before 
 (docs/evaluation.md, threat model); each test names the mechanism that now stops it."""
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -252,3 +253,30 @@ def test_a_process_that_changes_its_pid_cannot_escape_the_freeze(scale_task, tmp
         runner.thaw()
     finally:
         runner.close()
+
+
+def test_a_look_that_finds_a_newly_ended_process_is_not_clean():
+    """A process that ends hands its children to the sandbox's init; when that happens between the
+    freeze's walk reading init's children and reaching the process, the walk finds a zombie with no
+    children and misses the child, which ran on (seen once under load: the hopper above kept
+    running). A zombie not seen ended by the look before now means one more look."""
+    from runner.evaluator.judge import _stop_tree
+    root = subprocess.Popen([sys.executable, "-c", "import os, time\n"
+                             "if os.fork() == 0:\n    os._exit(0)\ntime.sleep(60)\n"])
+    try:
+        def states():
+            kids = open(f"/proc/{root.pid}/task/{root.pid}/children").read().split()
+            return [open(f"/proc/{k}/stat").read().rsplit(")", 1)[1].split()[0] for k in kids]
+        deadline = time.time() + 20
+        while states() != ["Z"] and time.time() < deadline:       # the child ended, not reaped
+            time.sleep(0.05)
+        assert states() == ["Z"]
+        os.kill(root.pid, signal.SIGSTOP)
+        while open(f"/proc/{root.pid}/stat").read().rsplit(")", 1)[1].split()[0] != "T":
+            time.sleep(0.01)
+        clean, ended = _stop_tree(root.pid)                 # root already stopped; its child newly ended
+        assert not clean and len(ended) == 1
+        assert _stop_tree(root.pid, ended) == (True, ended)  # the same zombie again: nothing changed
+    finally:
+        root.kill()
+        root.wait()
