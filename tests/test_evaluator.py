@@ -1,6 +1,9 @@
 """The evaluator's gates on the CPU (Triton interpreter / plain torch candidates)."""
 import os
+import random
+import shutil
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -346,3 +349,78 @@ def test_inputs_sent_to_both_runners_are_sealed_against_writes():
         received.close()
     finally:
         sent.close()
+
+
+def test_a_batch_places_its_inputs_and_native_outputs_where_the_judge_says_in_its_arena(tmp_path, monkeypatch):
+    """With a placement, a timed batch's inputs and a native kernel's outputs are views of the
+    judge's arena at the offsets it named (arena.py; the same for both kernels of a round); the
+    kernel computes on them and the batch's outputs are right."""
+    import argparse
+    import torch
+    from runner.evaluator import arena, build, protocol
+    from runner.evaluator.kernel_runner import Runner
+    (tmp_path / "kernel.c").write_text(
+        "#include <stdint.h>\nint launch(const float* x, int64_t n, float a, float* y, void* s) "
+        "{ for (int64_t i = 0; i < n; i++) y[i] = a * x[i]; return 0; }\n")
+    runner = Runner(argparse.Namespace(tree=str(tmp_path), language="c", entry="kernel.c", symbol="launch",
+                                       device="cpu", role="candidate", flag=None, probe_tree=None))
+    assert runner.build({}, [])["compiled"]
+    x = torch.randn(1000)
+    described, shared = protocol.describe_args([x, 1000, 3.0])
+    spec = [{"dtype": "float32", "shape": [1000], "strides": [1]}]
+    assert runner.inputs({"args": described, "spec": spec}, [s.fd for s in shared])["ok"]
+    layout = arena.Layout(arena.span([4000]), arena.span([4000]))
+    judges = arena.Arena.create(layout.nbytes, "cpu")
+    assert runner.map_arena({"nbytes": judges.nbytes, "address": 0}, [judges.fd])["ok"]
+    made = []
+    prepare = build.Kernel.prepare
+    monkeypatch.setattr(build.Kernel, "prepare", lambda self, *a, **k: made.append(prepare(self, *a, **k)) or made[-1])
+    place = layout.draw(random.Random(7))
+    reply = runner.time({"n": 3, "seed": 5, "digest_seed": 9, "keep": True, "regime": "cold", "placement": place}, [])
+    assert reply["ok"], reply
+    base = runner.arena.address
+    assert runner.work[0].data_ptr() == base + place["inputs"]
+    assert made and made[-1][0].data_ptr() == base + place["outputs"]
+    for i, kept in enumerate(runner.kept):       # each repetition right, on its own perturbed inputs
+        inputs = protocol.perturbed([x], protocol.repetition_seed(5, i))
+        assert torch.allclose(kept[0], 3.0 * inputs[0])
+    judges.close()
+    for s in shared:
+        s.close()
+
+
+def test_both_runners_are_timed_on_one_placement_per_round_in_one_arena(tasks_root, tmp_path, monkeypatch):
+    """use_arena: each timed config gets an arena that both runners map, and every batch of a round
+    carries the same placement for both kernels, a new one each round; a native kernel's timed
+    outputs in it (one storage with its inputs) are not taken for views of the inputs."""
+    from runner.evaluator.judge import RunnerClient
+    seen, request = [], RunnerClient.request
+
+    def spy(self, message, fds=()):
+        if message["op"] in ("arena", "time"):
+            seen.append((self.role, message["op"], repr(message.get("placement"))))
+        return request(self, message, fds)
+    monkeypatch.setattr(RunnerClient, "request", spy)
+    root = tmp_path / "native-tasks"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "native_tasks", root)
+    task = load_task(root / "cuda2cuda" / "cscale", root)
+    candidate = tmp_path / "ccandidate"
+    candidate.mkdir()
+    shutil.copy(root / "cuda2cuda" / "cscale" / "kernel.c", candidate / "kernel.c")
+    ev = evaluate(task, candidate, "cpu", splits=("seen",), language="c", use_arena=True)
+    assert ev.correct("seen") and all(c.speedup for c in ev.configs), [(c.config, c.error) for c in ev.configs]
+    assert "judge-owned arena" in ev.timing_method and not ev.notes, ev.notes
+    maps = {role: sum(op == "arena" for r, op, _ in seen if r == role) for role in ("baseline", "candidate")}
+    assert maps["baseline"] >= len(ev.configs) and maps["candidate"] == len(ev.configs), maps
+    places = {role: [p for r, op, p in seen if r == role and op == "time"] for role in ("baseline", "candidate")}
+    assert all(p != "None" for ps in places.values() for p in ps)
+    assert set(places["candidate"]) <= set(places["baseline"])      # the clean room adds the baseline's own
+    assert len(set(places["candidate"])) >= len(ev.configs) * 2      # moved each round
+
+
+def test_no_arena_on_the_cpu_unless_asked(tasks_root, tmp_path, monkeypatch):
+    events = _spy_requests(monkeypatch)
+    ev = evaluate_source(tasks_root, tmp_path, (tasks_root / SCALE / "solution" / "kernel.py").read_text(),
+                         splits=("seen",))
+    assert ev.correct("seen") and "arena" not in ev.timing_method
+    assert not any(op == "arena" for op, _, _ in events)

@@ -48,6 +48,10 @@ def main(argv=None) -> int:
                         help="time the baseline in the candidate's runner process before the candidate is "
                              "loaded, and move every baseline time to that process (default: on a GPU; "
                              "docs/evaluation.md)")
+    parser.add_argument("--arena", action=argparse.BooleanOptionalAction, default=None,
+                        help="time both kernels on inputs and outputs placed in one judge-owned arena of "
+                             "device memory, at one place per round (default: on CUDA where the driver "
+                             "allows; docs/evaluation.md)")
     parser.add_argument("--max-speedup", type=float, default=MAX_SPEEDUP,
                         help="flag (and score zero) a config faster than this over the baseline (the "
                              "task's [performance] max_speedup when higher)")
@@ -83,7 +87,7 @@ def main(argv=None) -> int:
                           regime=args.regime, graph=args.graph, max_speedup=args.max_speedup,
                           drawn=drawn, baseline_only=args.baseline_only, hide=hide,
                           out_dir=args.out.resolve().parent if args.out else None, workspace=args.workspace,
-                          process_offset=args.process_offset)
+                          process_offset=args.process_offset, use_arena=args.arena)
     evaluation.nonce = nonce
     if args.out:
         write_json(args.out, evaluation.to_dict())

@@ -110,16 +110,18 @@ class Kernel:
     native_fn: object = None        # ctypes function of a compiled kernel
     keepalive: object = None        # the CDLL, so the library stays loaded
 
-    def prepare(self, args: list, spec, pattern: int = 0):
+    def prepare(self, args: list, spec, pattern: int = 0, allocate=None):
         """Native kernels get harness-allocated outputs: contiguous, of the shapes and dtypes in
         `spec` (tensors, typically on the meta device), poisoned with `pattern` so that elements the
-        kernel does not write fail, and a kernel relying on what the buffer held before fails too."""
+        kernel does not write fail, and a kernel relying on what the buffer held before fails too.
+        `allocate(i, shape, dtype)` makes output i where the harness wants it (the judge's arena)."""
         if self.native_fn is None:
             return None
         import torch
         like = spec if isinstance(spec, (tuple, list)) else (spec,)
         device = next((a.device for a in args if isinstance(a, torch.Tensor)), torch.device("cpu"))
-        outs = [torch.empty(tuple(t.shape), dtype=t.dtype, device=device) for t in like]
+        outs = [allocate(i, tuple(t.shape), t.dtype) if allocate is not None
+                else torch.empty(tuple(t.shape), dtype=t.dtype, device=device) for i, t in enumerate(like)]
         for out in outs:
             poison(out, pattern)
         return outs

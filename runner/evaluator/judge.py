@@ -50,7 +50,7 @@ from ..candidate import kernel_tree
 from ..configspace import SPLIT as SPLIT_DRAWN
 from ..result import MAX_SPEEDUP, ConfigResult, Evaluation
 from ..task import Config, Task
-from . import protocol, static_checks, timing
+from . import arena, protocol, static_checks, timing
 from .gpulock import exclusive_device
 from .isolation import Isolation, IsolationError, choose, prepare_workdir
 from .protocol import ProtocolError, Shared
@@ -98,6 +98,10 @@ FREEZE_S = 2.0               # how long the judge tries to see every process of 
 # Off on the CPU, where times are not meaningful (`process_offset=True` turns it on there).
 PROCESS_OFFSET = {"gpu": True, "cpu": False}
 PROBE_ROUNDS = 3      # timing rounds of the offset (an H100 process holds its level to ~0.05 us a round)
+# The arena (arena.py): each round's timed inputs and harness-made outputs at one place in one
+# judge-owned allocation for both kernels. On a GPU where it can be made; on the CPU only when asked
+# (times mean nothing there; the test suite runs the mechanism).
+ARENA = {"gpu": True, "cpu": False}
 
 
 class Mismatch(Exception):
@@ -391,6 +395,12 @@ def interference(beside_ms: float, clean_ms: float, kind: str) -> str | None:
             "running slowed the baseline")
 
 
+def _placement(layout: "arena.Layout | None", rng) -> dict:
+    """What a timed batch is told of where its buffers go: a new draw in the config's arena, or
+    nothing (each runner places its own)."""
+    return {"placement": layout.draw(rng)} if layout is not None else {}
+
+
 def close_all(runners: list[RunnerClient]) -> None:
     """Every runner closed at once; each waits for its process to end."""
     with ThreadPoolExecutor(max_workers=max(1, len(runners))) as pool:
@@ -652,7 +662,7 @@ def _received(buffers: list[Shared], meta, device: str = "cpu") -> Frozen:
 # -- one kernel's correctness and timing ----------------------------------------------------------------
 class Judge:
     def __init__(self, task: Task, device: str, reference, *, fp32_task: bool, regime: str, graph: bool,
-                 max_speedup: float, phases: Phases | None = None):
+                 max_speedup: float, phases: Phases | None = None, use_arena: bool = False):
         self.task, self.device = task, device
         self.phases = phases or Phases()
         self.torch_device = "cpu" if device == "cpu" else "cuda"
@@ -670,6 +680,11 @@ class Judge:
         self.timing_setup: dict[tuple[str, str], dict] = {}    # per timed config: how the baseline was timed
         self.baseline_offset_ms: float | None = None   # added to every baseline time (process_offset)
         self.offset_record: dict = {}            # how it was measured, for the trace
+        # The timed buffers' arena (arena.py): one per timed config, shared by the runners timed on it
+        self.use_arena = use_arena
+        self.arena: arena.Arena | None = None
+        self.arena_configs = 0                   # timed configs whose buffers sat in an arena
+        self.arena_failures: list[str] = []      # why others did not
 
     # -- inputs and the reference ----------------------------------------------------------------
     def inputs(self, config: Config, seed: int, outliers: bool = False) -> list:
@@ -839,6 +854,37 @@ class Judge:
                 pending.result()[2].close()
 
     # -- performance -----------------------------------------------------------------------------
+    def share_arena(self, runners, args, expected: Frozen) -> "arena.Layout | None":
+        """A new arena for one timed config (arena.py), mapped by every runner in `runners`, and its
+        layout; None where there is none (the CPU, no VMM API, a driver or runner that refused it):
+        each runner then places its own buffers, as the other does too. The last arena goes."""
+        if not self.use_arena:
+            return None
+        import torch
+
+        def sizes(tensors):
+            return [t.numel() * t.element_size() for t in tensors if isinstance(t, torch.Tensor)]
+        layout = arena.Layout(arena.span(sizes(args)), arena.span(sizes(expected.tensors)))
+        self.close_arena()
+        try:
+            self.arena = arena.Arena.create(layout.nbytes, self.torch_device)
+            for runner in runners:
+                reply = runner.request({"op": "arena", "nbytes": self.arena.nbytes, "address": self.arena.address},
+                                       [self.arena.fd])
+                if not reply["ok"]:
+                    raise arena.ArenaError(f"the {runner.role} runner: {str(reply.get('error'))[:160]}")
+        except (arena.ArenaError, OSError) as exc:
+            self.arena_failures.append(str(exc)[:200])
+            self.close_arena()
+            return None
+        self.arena_configs += 1
+        return layout
+
+    def close_arena(self) -> None:
+        if self.arena is not None:
+            self.arena.close()
+            self.arena = None
+
     def time(self, baseline: RunnerClient, candidate: RunnerClient, config: Config, probe: bool = False):
         """(baseline Timed, candidate Timed, bound) for one config; raises Mismatch when a checked
         repetition is wrong or its outputs are not the ones the runner committed to. `probe`: the
@@ -867,6 +913,9 @@ class Judge:
                 for runner in runners.values():      # drop any replay that was made
                     self.load(runner, args, expected)
         common = self._common(graph)
+        # Each round's buffers at one place in one arena for both kernels (a replay keeps its own)
+        layout = None if graph else self.share_arena(runners.values(), args, expected)
+        common.update(_placement(layout, self.rng))
         host, estimate = [], {}
         cpu = self.device == "cpu"
         if probe:       # both runners' first calls compile the same JIT kernels (seconds, CPU): at once
@@ -911,6 +960,7 @@ class Judge:
             if self.rng.random() < 0.5:
                 order.reverse()
             orders.append(order[0][0])
+            common.update(_placement(layout, self.rng))
             for name, runner in order:
                 left = 1 if cpu else timing.reps_per_round(estimate[name])
                 while left:
@@ -934,7 +984,7 @@ class Judge:
         timed = {name: timing.stats(samples[name], 0, gaps[name]) for name in runners}
         if not probe:
             self.timing_setup[(config.split, config.name)] = {
-                "common": {**common, "pad_ms": pad}, "graph": graph, "capacity": capacity,
+                "common": {**common, "pad_ms": pad}, "graph": graph, "capacity": capacity, "arena": layout is not None,
                 "batches": rounds if cpu else 1,
                 "n": 1 if cpu else timing.reps_per_round(estimate["baseline"])}
         trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: every batch, for the record
@@ -1075,20 +1125,24 @@ class Judge:
             config = configs[(row.split, row.config)]
             setup = self.timing_setup[(row.split, row.config)]
             args = self.inputs(config, TIMING_SEED)
-            self.load(baseline, args, self.expected(args))
-            common = setup["common"]
+            expected = self.expected(args)
+            self.load(baseline, args, expected)
+            common = {k: v for k, v in setup["common"].items() if k != "placement"}
             if setup["graph"]:
                 if not baseline.request({"op": "capture", "regime": self.regime, "graph": True})["ok"]:
                     continue
-            self._batch(baseline, 1 if self.kind == "cpu" else timing.WARMUP_CALLS, common, keep=False,
-                        evidence=False)
+            # placed as it was beside the candidate: in an arena, at new places each batch
+            layout = self.share_arena([baseline], args, expected) if setup["arena"] else None
+            self._batch(baseline, 1 if self.kind == "cpu" else timing.WARMUP_CALLS,
+                        {**common, **_placement(layout, self.rng)}, keep=False, evidence=False)
             samples = []
             for _ in range(setup["batches"]):
                 left = setup["n"]
                 while left:
                     n = min(left, setup["capacity"])
                     left -= n
-                    samples += self._batch(baseline, n, common, keep=False, evidence=False)["samples"]
+                    samples += self._batch(baseline, n, {**common, **_placement(layout, self.rng)}, keep=False,
+                                           evidence=False)["samples"]
                     baseline.request({"op": "release"})
             row.baseline_clean_ms = statistics.median(samples)
             finding = interference(row.baseline_ms - (row.baseline_offset_ms or 0.0), row.baseline_clean_ms, self.kind)
@@ -1298,12 +1352,13 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
              measure: bool = True, regime: str = "cold", graph: bool = False,
              max_speedup: float = MAX_SPEEDUP, drawn: list[Config] = (),
              baseline_only: bool = False, language: str | None = None, hide=(), out_dir: Path | None = None,
-             workspace: bool = False, process_offset: bool | None = None) -> Evaluation:
+             workspace: bool = False, process_offset: bool | None = None, use_arena: bool | None = None) -> Evaluation:
     """Evaluate the candidate whose editable files are in `candidate_dir` (None: the task as shipped).
     `hide`: more paths no runner may see (the run dir); `out_dir`: where the verdict goes (no runner
     may write it); `workspace`: an agent's self-check in its own workspace (nothing hidden there);
     `process_offset`: measure the candidate's process offset (Judge.process_offset; default
-    PROCESS_OFFSET for the device)."""
+    PROCESS_OFFSET for the device); `use_arena`: time both kernels on buffers in a judge-owned arena
+    (arena.py; default: where the device is CUDA and the driver has the VMM API)."""
     language = language or task.language
     max_speedup = task.speedup_limit(max_speedup)
     evaluation = Evaluation(device=device, compiled=False, timing_meaningful=device != "cpu",
@@ -1394,7 +1449,11 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 return evaluation
             evaluation.environment = environment(device, isolation)
             judge = Judge(task, device, reference, fp32_task=fp32_task, regime=regime, graph=graph,
-                          max_speedup=max_speedup, phases=phases)
+                          max_speedup=max_speedup, phases=phases,
+                          use_arena=(ARENA[device_kind(device)] if use_arena is None else use_arena)
+                          and arena.available(device))
+            if use_arena and not judge.use_arena:
+                flags.append(f"note: no arena on {device} here (NVIDIA's VMM API): each runner placed its own buffers")
             if baseline_only:
                 evaluation.compile_log = "baseline only: no candidate was evaluated"
             else:
@@ -1467,6 +1526,12 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                     except (RunnerFailed, Mismatch) as exc:
                         evaluation.error = evaluation.error or f"the baseline failed its clean-room batches: {exc}"[:500]
             flags += judge.flags
+            if judge.arena_configs:
+                evaluation.timing_method += ("; each round's inputs and harness-made outputs at one place in one "
+                                             "judge-owned arena for both kernels")
+            if judge.arena_failures:
+                flags.append(f"note: {len(judge.arena_failures)} timed config(s) without the arena, each runner placing "
+                             f"its own buffers ({judge.arena_failures[0]})")
             covers = judge.launch_covers["baseline"] | judge.launch_covers["candidate"]
             if covers:
                 evaluation.timing_method += f"; launches covered by {' / '.join(sorted(covers))}"
@@ -1485,6 +1550,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 phases.seconds[f"({runner.role} runner: {op})"] += seconds
         with phases("runner exit"):
             close_all(runners)
+        if judge is not None:
+            judge.close_arena()
         shutil.rmtree(scratch, ignore_errors=True)
         trace = os.environ.get("GAUNTLET_JUDGE_TRACE")
         if trace:

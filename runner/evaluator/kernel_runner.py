@@ -58,6 +58,8 @@ class Runner:
         self.layouts: list = []        # relevant strides of the reference's outputs, per output
         self._pick = random.SystemRandom()
         self._spacer = None
+        self.arena = None              # the judge's arena for the current config (arena.py), mapped here
+        self._outputs_at: list | None = None   # where this batch's native outputs go in it
 
     # -- build ---------------------------------------------------------------------------------------
     def build(self, msg, _fds) -> dict:
@@ -145,6 +147,7 @@ class Runner:
         # the reference's layout, which every timed output must have (as every correctness output)
         self.layouts = [_relevant(s["shape"], s.get("strides") or ()) for s in msg["spec"]]
         self.kept, self.replay, self.replay_state = [], None, None
+        self._outputs_at = None        # placed again by the next batch, in this config's arena if any
         self.sync()
         return {"ok": True}
 
@@ -215,15 +218,16 @@ class Runner:
             seen.add(ptr)
         return None
 
-    def _timed_output_problem(self, outs, inputs: set) -> str | None:
+    def _timed_output_problem(self, outs, inputs: list) -> str | None:
         """What the correctness calls refuse, refused in timed repetitions too (outside the timed span):
         the harness copies each repetition's outputs (`_keep`), and that copy would otherwise finish
         the work of an output that is a view of an input (a transpose returned as `x.t()`) or of
-        another layout, at no cost to the sample."""
+        another layout, at no cost to the sample. `inputs`: the byte ranges of the inputs. Memory is
+        compared by range, not by storage: in the judge's arena every buffer shares one storage."""
         import torch
         if len(outs) != len(self.spec):
             return f"returned {len(outs)} outputs, expected {len(self.spec)}"
-        seen = set()
+        seen: list = []
         for k, (o, want, layout) in enumerate(zip(outs, self.spec, self.layouts)):
             if type(o) is not torch.Tensor:
                 return f"output {k} is a {type(o).__name__}, not a torch.Tensor"
@@ -231,13 +235,14 @@ class Runner:
                 return f"output {k} is {o.dtype} {tuple(o.shape)}, expected {want.dtype} {tuple(want.shape)}"
             if _relevant(o.shape, o.stride()) != layout:
                 return f"output {k} has strides {tuple(o.stride())}, not the reference's layout"
-            storage = o.untyped_storage()
-            ptr = storage.data_ptr() if storage.nbytes() else None
-            if ptr is not None and ptr in inputs:
+            extent = _extent(o)
+            if extent is None:
+                continue
+            if any(_overlap(extent, other) for other in inputs):
                 return f"output {k} is (a view of) an input, not a new tensor"
-            if ptr is not None and ptr in seen:
+            if any(_overlap(extent, other) for other in seen):
                 return f"output {k} shares memory with another output"
-            seen.add(ptr)
+            seen.append(extent)
         return None
 
     def _write(self, outs, targets: list[dict], fds) -> list[dict]:
@@ -287,8 +292,16 @@ class Runner:
         """The zero-argument callable each repetition times."""
         if self.replay is not None:
             return self.replay
-        state = self.kernel.prepare(self.work, self.spec)
+        state = self.kernel.prepare(self.work, self.spec,
+                                    allocate=self._output_in_arena if self._outputs_at is not None else None)
         return lambda: self.kernel.run(self.work, state)
+
+    def _output_in_arena(self, i: int, shape, dtype):
+        import torch
+        at = self._outputs_at[i] if i < len(self._outputs_at) else None
+        if at is None:
+            return torch.empty(shape, dtype=dtype, device=self.torch_device)
+        return self.arena.view(at, dtype, shape)
 
     def _keep(self, i: int, outs) -> tuple:
         """A copy of repetition i's outputs in the ring (allocated once, outside every timed span):
@@ -314,6 +327,50 @@ class Runner:
         self.work = [a.clone() if isinstance(a, torch.Tensor) else a for a in self.work]
         self.scratch = [torch.empty_like(s) if s is not None else None for s in self.scratch]
         self._spacer = spacer          # held until the batch's buffers are made (_call_fn)
+        self._outputs_at = None
+
+    def _place(self, placement: dict) -> None:
+        """This batch's inputs, and a native kernel's outputs, where the judge put them in its arena
+        (arena.py): the same pages, at the same addresses, as the other kernel's batch of this round.
+        What a Python kernel allocates itself stays with the process's own allocator (a buffer it
+        keeps between calls must not be overwritten by the other kernel)."""
+        import torch
+        from .arena import offsets
+
+        def size(t):
+            return t.numel() * t.element_size() if isinstance(t, torch.Tensor) else 0
+        work = []
+        for a, at in zip(self.base, offsets(int(placement["inputs"]), [size(a) for a in self.base])):
+            if at is None:
+                work.append(a.clone() if isinstance(a, torch.Tensor) else a)
+            else:
+                work.append(self.arena.view(at, a.dtype, a.shape))
+                work[-1].copy_(a)
+        self.work = work
+        self._outputs_at = offsets(int(placement["outputs"]), [size(s) for s in self.spec])
+
+    def map_arena(self, msg, fds) -> dict:
+        """The judge's arena for this config's timed batches: the last one let go (nothing of the
+        harness's is left in it), this one mapped at the judge's address where that is free."""
+        from .arena import Arena, ArenaError
+        self._let_go_of_arena()
+        if len(fds) != 1:
+            return {"ok": False, "error": "an arena comes with one descriptor"}
+        try:
+            self.arena = Arena.open(fds[0], int(msg["nbytes"]), self.torch_device, int(msg.get("address") or 0))
+        except (ArenaError, OSError, ValueError, KeyError) as exc:
+            return {"ok": False, "error": f"arena: {exc}"[:300]}
+        return {"ok": True}
+
+    def _let_go_of_arena(self) -> None:
+        if self.arena is None:
+            return
+        import torch
+        self.sync()
+        self.work = [a.clone() if isinstance(a, torch.Tensor) else a for a in self.base]
+        self._outputs_at = None
+        self.arena.close()
+        self.arena = None
 
     def capture(self, msg, _fds) -> dict:
         clock = self._clock(msg)
@@ -337,7 +394,9 @@ class Runner:
             clock.set_pad(float(msg["pad_ms"]), float(msg.get("cycles_per_ms") or 0.0) or None)
         n, seed, delta = int(msg["n"]), int(msg["seed"]), float(msg.get("delta", protocol.PERTURBATION))
         keep = bool(msg.get("keep", True))
-        if self.device != "cpu" and self.replay is None:
+        if self.replay is None and msg.get("placement") and self.arena is not None:
+            self._place(msg["placement"])
+        elif self.device != "cpu" and self.replay is None:
             self._move_buffers()
         call = self._call_fn()
         self._spacer = None
@@ -351,8 +410,7 @@ class Runner:
         watch_at = self._pick.randrange(n) if msg.get("watch") and self.device == "cuda" else -1
         samples, gaps, host, digests = [], [], [], []
         weights = None
-        inputs = {a.untyped_storage().data_ptr() for a in (*self.work, *self.base)
-                  if isinstance(a, torch.Tensor) and a.untyped_storage().nbytes()}
+        inputs = [e for e in (_extent(a) for a in (*self.work, *self.base) if isinstance(a, torch.Tensor)) if e]
         self.kept = []
         no_launch = 0
         gc.collect(1)         # a full collection costs ~0.1 s with torch loaded; young garbage is what piles up
@@ -422,7 +480,7 @@ class Runner:
         found, self.findings = list(dict.fromkeys(self.findings)), []
         return found
 
-    OPS = {"build": build, "inputs": inputs, "call": call, "capture": capture, "time": time,
+    OPS = {"build": build, "inputs": inputs, "arena": map_arena, "call": call, "capture": capture, "time": time,
            "export": export, "release": release}
 
     def serve(self, sock: socket.socket) -> int:
@@ -458,6 +516,18 @@ class Runner:
 def _relevant(shape, strides) -> tuple:
     """The strides that define a layout: those of dimensions longer than 1 (as the judge compares)."""
     return tuple(int(st) for n, st in zip(shape, strides) if n > 1)
+
+
+def _extent(t) -> tuple[int, int] | None:
+    """The bytes [start, end) a tensor's elements lie in (None when it has none)."""
+    if not t.numel():
+        return None
+    last = sum((n - 1) * st for n, st in zip(t.shape, t.stride()))
+    return t.data_ptr(), t.data_ptr() + (last + 1) * t.element_size()
+
+
+def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
 
 
 def _same(a, b) -> bool:

@@ -7,16 +7,20 @@ Nothing the runner sends is ever unpickled or executed by the judge: the judge r
 every field's type, and reads tensor bytes only as the dtype and shape it expects itself.
 
 Why memfds and not CUDA IPC: legacy CUDA IPC handles do not open across PID namespaces, and the
-runner lives in a namespace of its own. The copies cost time outside every timed span only.
+runner lives in a namespace of its own. The copies cost time outside every timed span only. The one
+piece of device memory that crosses is the timed batches' arena (arena.py): an allocation of the
+judge's, passed as a file descriptor, holding only the inputs and outputs the runner places in it.
 
 Commands (judge -> runner), each {"op": ..., ...}:
   build                          build or import the kernel; reply {compiled, log}
   inputs    args, spec           load these inputs (host bytes) onto the device as the base inputs
+  arena     nbytes, address      map the judge's arena (one fd) for this config's timed batches
   call      patterns, out        run once per poison pattern on fresh copies of the base inputs,
                                  write each call's outputs into the `out` memfds
   time      n, seed, delta, ...  n timed repetitions (timing.py), each on the base inputs perturbed
                                  per element by `perturbation(seed, i)`, outputs kept; reply samples,
-                                 gaps, host times and a digest of every repetition's outputs
+                                 gaps, host times and a digest of every repetition's outputs;
+                                 `placement`: where in the arena the batch's buffers go
   export    index, out           write the kept outputs of repetition `index` into `out`
   release                        drop the kept outputs
   exit

@@ -163,12 +163,14 @@ def forward(x, alpha):
         v.errors
 
 
+@pytest.mark.parametrize("arena", [False, True], ids=["own-memory", "arena"])
 @pytest.mark.parametrize("how", ["alias", "layout"])
-def test_a_timed_output_that_defers_work_to_the_harness_is_refused(judge, how):
+def test_a_timed_output_that_defers_work_to_the_harness_is_refused(judge, how, arena):
     """While timed, the kernel returns its input (scaled in place), or an output of another layout:
     the harness's copy of each repetition's outputs (outside the timed span) would then finish the
     work (a transpose returned as a view, `x.t()`, costs nothing while timed). Correctness calls
-    refuse both; timed repetitions now refuse them too."""
+    refuse both; timed repetitions now refuse them too, also when the inputs sit in the judge's
+    arena (arena.py), where every buffer shares one storage and memory is compared by range."""
     body = {"alias": "        x.mul_(alpha)\n        return x",
             "layout": "        y = torch.empty(2 * x.numel(), dtype=x.dtype)[::2]\n        y.copy_(honest(x, alpha))\n        return y"}[how]
     v = judge(KERNEL + TIMED + f'''
@@ -176,7 +178,7 @@ def forward(x, alpha):
     if _timed():
 {body}
     return honest(x, alpha)
-''', measure=True)
+''', measure=True, use_arena=arena)
     why = {"alias": "an input, not a new tensor", "layout": "not the reference's layout"}[how]
     assert not v.correct and all(why in (e or "") for e in v.errors.values()), v.errors
 
