@@ -20,7 +20,7 @@ import re
 # judge.py, kernel_runner.py and the in-process harness (c6a5871)'s steps, by function name
 PHASES = {
     # the judge
-    "import_reference", "_warm_up", "choose", "static_flags", "kernel_tree", "_build", "smallest",
+    "import_reference", "_warm_up", "choose", "static_flags", "kernel_tree", "_build", "smallest", "quickest",
     "process_offset", "correctness", "_baseline_stage", "make", "time", "clean_room", "_check_repetition",
     "_batch", "_time_message", "close_all", "_wait_gone", "retire", "settle", "spin_rate",
     # a kernel runner

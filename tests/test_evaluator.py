@@ -246,11 +246,25 @@ def _spy_requests(monkeypatch) -> list:
 def test_the_baseline_is_timed_in_the_candidates_process_before_the_candidate_is_loaded(tasks_root, tmp_path,
                                                                                          monkeypatch):
     """process_offset=True: the candidate's runner first builds the baseline, both runners time it
-    on the first config, and only then is the candidate built in that runner; every correctness and
-    timing call of the candidate comes after. Each baseline time carries the one offset measured,
-    and each speedup is still baseline_ms / candidate_ms."""
+    on the config of the baseline's quickest call (estimated in the baseline's runner, every config),
+    and only then is the candidate built in that runner; every correctness and timing call of the
+    candidate comes after. Each baseline time carries the one offset measured, and each speedup is
+    still baseline_ms / candidate_ms."""
     import json
+    from runner.evaluator.judge import Judge
     events = _spy_requests(monkeypatch)
+    estimates, made, real_inputs, real_batch = [], [], Judge.inputs, Judge._batch
+
+    def inputs(self, config, seed, outliers=False):
+        made.append(config.name)
+        return real_inputs(self, config, seed, outliers)
+
+    def batch(self, runner, n, common, **kwargs):
+        reply = real_batch(self, runner, n, common, **kwargs)
+        estimates.append((runner.role, n, made[-1], reply["samples"][-1]))
+        return reply
+    monkeypatch.setattr(Judge, "inputs", inputs)
+    monkeypatch.setattr(Judge, "_batch", batch)
     trace = tmp_path / "trace.jsonl"
     monkeypatch.setenv("GAUNTLET_JUDGE_TRACE", str(trace))
     ev = evaluate_source(tasks_root, tmp_path, (tasks_root / SCALE / "solution" / "kernel.py").read_text(),
@@ -263,8 +277,11 @@ def test_the_baseline_is_timed_in_the_candidates_process_before_the_candidate_is
     assert "time" in probing and "call" not in probing, probing       # the baseline timed, nothing checked
     assert candidate[builds[1] + 1:] and all(op != "build" for op, _ in candidate[builds[1] + 1:])
     record = [json.loads(line) for line in trace.read_text().splitlines() if '"process_offset"' in line][-1]
-    # measured on the config of fewest input bytes
-    first = min(load_task(tasks_root / SCALE, tasks_root).configs("seen"), key=lambda c: c.params["n"]).name
+    # measured on the config whose baseline call was the quickest of the estimates made first
+    configs = load_task(tasks_root / SCALE, tasks_root).configs("seen")
+    quick = {name: ms for role, n, name, ms in estimates[:len(configs)] if role == "baseline" and n == 2}
+    assert sorted(quick) == sorted(c.name for c in configs), estimates[:len(configs)]
+    first = min(quick, key=quick.get)
     assert record["process_offset"]["config"] == first
     offset = record["baseline_offset_ms"]
     assert offset == record["process_offset"]["probe_ms"] - record["process_offset"]["baseline_ms"]

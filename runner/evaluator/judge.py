@@ -93,8 +93,9 @@ FREEZE_S = 2.0               # how long the judge tries to see every process of 
 # The process offset (Judge.process_offset): on an H100 every process pays a cost per kernel launch
 # of its own, fixed when it starts, so one kernel reads 0-4 % apart in two processes (30 us, three
 # launches: docs/results/h100-2026-11-26e.md, -26g.md). Before the candidate is loaded its runner
-# builds the baseline, and the baseline is timed in both runners on the smallest config; the difference
-# is added to every baseline time, so each speedup is that of two kernels in the candidate's process.
+# builds the baseline, and the baseline is timed in both runners on the config of its quickest call;
+# the difference is added to every baseline time, so each speedup is that of two kernels in the
+# candidate's process.
 # Off on the CPU, where times are not meaningful (`process_offset=True` turns it on there).
 PROCESS_OFFSET = {"gpu": True, "cpu": False}
 PROBE_ROUNDS = 3      # timing rounds of the offset (an H100 process holds its level to ~0.05 us a round)
@@ -995,15 +996,27 @@ class Judge:
                                                    "median_ms": {k: v.median_ms for k, v in timed.items()}}) + "\n")
         return timed["baseline"], timed["candidate"], self._bound(walls, timed["baseline"], timed["candidate"])
 
-    def smallest(self, configs: list[Config]) -> Config:
-        """The config of fewest input bytes, where the offset is measured: a per-launch cost weighs
-        most there, and added to a longer config's time it moves that little. (On the H100 an offset
-        measured on a 130 us config, 1.4 us of placement and bandwidth rather than launches, was
-        3.8 % of a 36 us config's time.)"""
-        def size(config: Config) -> int:
-            return sum(t.numel() * t.element_size() for t in self.inputs(config, TIMING_SEED)
-                       if hasattr(t, "numel"))
-        return min(configs, key=size)
+    def quickest(self, baseline: RunnerClient, configs: list[Config]) -> Config:
+        """The config of the baseline's quickest call, where the offset is measured (two calls of
+        each in the baseline's runner, while the candidate's runner still builds): a per-launch cost
+        weighs most there, and the few rounds of the offset carry that call's noise into every
+        config. Chosen by fewest input bytes it was a 3 ms single-row call on an H100, whose +0.4 us of
+        noise made a 10 us config read 4 % apart (docs/results/gpu-2026-11-27.md); a 130 us one
+        carried 1.4 us of placement into a 36 us config (3.8 %). A baseline that fails here fails
+        in its correctness calls; the first config is taken."""
+        if len(configs) < 2:
+            return configs[0]
+        common = self._common(False)
+        estimates = {}
+        try:
+            for config in configs:
+                args = self.inputs(config, TIMING_SEED)
+                self.load(baseline, args, self.expected(args))
+                # the first call compiles what a JIT kernel needs for this shape
+                estimates[config.name] = self._batch(baseline, 2, common, keep=False, evidence=False)["samples"][-1]
+        except (RunnerFailed, Mismatch):
+            return configs[0]
+        return min(configs, key=lambda c: estimates[c.name])
 
     def process_offset(self, baseline: RunnerClient, probe: RunnerClient, config: Config) -> float:
         """What the candidate's runner process adds to the baseline's time on `config` (ms; below zero
@@ -1016,7 +1029,7 @@ class Judge:
         two kernels in one process (the candidate's). The candidate cannot move it: none of its code
         exists in the process yet, and its runner's build replaces the baseline afterwards. It is
         one figure for every config: the cost is per launch, and a baseline launches alike on each
-        (it is measured on the smallest config: Judge.smallest)."""
+        (it is measured on the config of the quickest call: Judge.quickest)."""
         base, other, _ = self.time(baseline, probe, config, probe=True)
         self.offset_record = {"config": config.name, "baseline_ms": base.median_ms, "probe_ms": other.median_ms}
         return other.median_ms - base.median_ms
@@ -1392,7 +1405,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
         every = [c for split in splits for c in configs[split]]
         offset_pass = (measure and not baseline_only and bool(every)
                        and (PROCESS_OFFSET[device_kind(device)] if process_offset is None else process_offset))
-        first = None          # where the offset is measured (Judge.smallest), found while the runners build
+        first = None          # where the offset is measured (Judge.quickest), found while the candidate builds
 
         def start(role: str, source: Path | None) -> RunnerClient:
             tree = kernel_tree(task.files, task.editable, source, scratch / role)
@@ -1464,7 +1477,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             with phases("runner start+build"), ThreadPoolExecutor(max_workers=len(runners)) as pool:
                 builds = {runner: pool.submit(_build, runner, runner is candidate and offset_pass)
                           for runner in runners}
-                first = judge.smallest(every) if offset_pass else None
+                if offset_pass and builds[baseline].result().get("compiled"):
+                    first = judge.quickest(baseline, every)
                 builds = {runner: future.result() for runner, future in builds.items()}
             built = builds[baseline]
             if not built.get("compiled"):
