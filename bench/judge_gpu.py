@@ -1,6 +1,6 @@
 """GPU measurements of the judge split (docs/benchmarks.md, docs/results/).
 
-    python3 bench/judge_gpu.py fidelity --out DIR [--repeats N] [--tasks T ...]
+    python3 bench/judge_gpu.py fidelity --out DIR [--repeats N] [--tasks T ...] [--agents noop] [--eval-args=--no-arena]
         every task's solution (oracle) and, for X->X tasks, the task as shipped (noop: baseline
         against itself, two runner processes) through `python -m runner.evaluator`; per config the
         times, the judge's time-bound figures and the flags; noop repeated N times (self-speedup).
@@ -99,12 +99,12 @@ def solution_of(task: str, tasks_root: Path = ROOT / "tasks") -> Path:
 def fidelity(args) -> dict:
     results = []
     for task in args.tasks:
-        runs = [("oracle", solution_of(task))]
-        if task.split("/")[0] in ("cuda2cuda", "triton2triton"):
+        runs = [("oracle", solution_of(task))] if "oracle" in args.agents else []
+        if task.split("/")[0] in ("cuda2cuda", "triton2triton") and "noop" in args.agents:
             runs += [("noop", None)] * args.repeats
         for i, (agent, cand) in enumerate(runs):
-            data = evaluate(task, cand, args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.json", str(ROOT),
-                            extra=args.eval_args)
+            data = evaluate(task, cand, args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.json",
+                            args.code or str(ROOT), extra=args.eval_args)
             results.append({"task": task, "agent": agent, "wall_s": data["wall_s"], "flags": data.get("flags"),
                             "notes": data.get("notes"), "error": data.get("error"), "rows": rows(data),
                             "environment": data.get("environment"), "timing_method": data.get("timing_method")})
@@ -530,16 +530,20 @@ def main(argv=None) -> int:
                         "(bench/profile_phases.py's table of it beside its result)")
     parser.add_argument("--cheats", nargs="*", default=[], help="redteam: only these (default: all)")
     parser.add_argument("--eval-args", nargs="*", default=[])
+    parser.add_argument("--code", default="", help="fidelity: the folder holding the `runner` package to "
+                                                   "evaluate with (default: this checkout)")
     parser.add_argument("--jobs", type=int, default=8, help="suite: evaluations at once")
     parser.add_argument("--device", default="cuda", help="suite, overhead: cpu for a dry run of the bench itself")
     parser.add_argument("--hip-on-cuda", action="store_true", help="suite: the HIP tasks too, through nvcc")
     parser.add_argument("--tasks-root", type=Path, default=None, help="suite: another task folder (an import)")
     parser.add_argument("--agents", nargs="+", choices=("oracle", "noop"), default=["oracle", "noop"],
-                        help="suite: which submissions (an import ships no solution: noop alone)")
+                        help="suite, fidelity: which submissions (an import ships no solution: noop alone)")
     args = parser.parse_args(argv)
     args.out = args.out.resolve()
     if args.old:       # evaluate() runs each evaluation from its output folder
         args.old = str(Path(args.old).resolve())
+    if args.code:
+        args.code = str(Path(args.code).resolve())
     args.out.mkdir(parents=True, exist_ok=True)
     result = {"fidelity": fidelity, "overhead": overhead, "redteam": redteam, "ncu": ncu, "suite": suite}[args.mode](args)
     (args.out / f"{args.mode}.json").write_text(json.dumps(result, indent=1))
