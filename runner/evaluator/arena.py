@@ -239,6 +239,11 @@ def _pages(nbytes: int) -> int:
     return -(-int(nbytes) // PAGE) * PAGE
 
 
+def sizes(values) -> list[int]:
+    """The bytes of each tensor among `values` (0 for a scalar or an empty tensor), in order."""
+    return [v.numel() * v.element_size() if hasattr(v, "element_size") else 0 for v in values]
+
+
 def span(sizes) -> int:
     """Bytes the tensors of `sizes` take placed one after another, each on a PAGE boundary."""
     return sum(_pages(n) for n in sizes if n)

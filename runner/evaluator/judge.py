@@ -861,11 +861,7 @@ class Judge:
         each runner then places its own buffers, as the other does too. The last arena goes."""
         if not self.use_arena:
             return None
-        import torch
-
-        def sizes(tensors):
-            return [t.numel() * t.element_size() for t in tensors if isinstance(t, torch.Tensor)]
-        layout = arena.Layout(arena.span(sizes(args)), arena.span(sizes(expected.tensors)))
+        layout = arena.Layout(arena.span(arena.sizes(args)), arena.span(arena.sizes(expected.tensors)))
         self.close_arena()
         try:
             self.arena = arena.Arena.create(layout.nbytes, self.torch_device)

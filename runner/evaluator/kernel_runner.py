@@ -335,19 +335,16 @@ class Runner:
         What a Python kernel allocates itself stays with the process's own allocator (a buffer it
         keeps between calls must not be overwritten by the other kernel)."""
         import torch
-        from .arena import offsets
-
-        def size(t):
-            return t.numel() * t.element_size() if isinstance(t, torch.Tensor) else 0
+        from .arena import offsets, sizes
         work = []
-        for a, at in zip(self.base, offsets(int(placement["inputs"]), [size(a) for a in self.base])):
+        for a, at in zip(self.base, offsets(int(placement["inputs"]), sizes(self.base))):
             if at is None:
                 work.append(a.clone() if isinstance(a, torch.Tensor) else a)
             else:
                 work.append(self.arena.view(at, a.dtype, a.shape))
                 work[-1].copy_(a)
         self.work = work
-        self._outputs_at = offsets(int(placement["outputs"]), [size(s) for s in self.spec])
+        self._outputs_at = offsets(int(placement["outputs"]), sizes(self.spec))
 
     def map_arena(self, msg, fds) -> dict:
         """The judge's arena for this config's timed batches: the last one let go (nothing of the
