@@ -98,7 +98,6 @@ FREEZE_S = 2.0               # how long the judge tries to see every process of 
 # candidate's process.
 # Off on the CPU, where times are not meaningful (`process_offset=True` turns it on there).
 PROCESS_OFFSET = {"gpu": True, "cpu": False}
-PROBE_ROUNDS = 3      # timing rounds of the offset (an H100 process holds its level to ~0.05 us a round)
 # The arena (arena.py): each round's timed inputs and harness-made outputs at one place in one
 # judge-owned allocation for both kernels. On a GPU where it can be made; on the CPU only when asked
 # (times mean nothing there; the test suite runs the mechanism).
@@ -937,14 +936,16 @@ class Judge:
                 common["cycles_per_ms"] = timing.spin_rate(torch)      # one figure for both runners
         out_bytes = sum(t.numel() * t.element_size() for t in expected.tensors)
         capacity = max(1, min(timing.MAX_REPS, KEPT_BYTES[self.kind] // max(1, 2 * out_bytes)))
-        rounds = timing.CPU_REPS if cpu else PROBE_ROUNDS if probe else timing.ROUNDS
-        per_round = 1 if cpu else timing.reps_per_round(estimate["candidate"])
+        # The offset's rounds are as many as a timed config's: its error moves every config's speedup.
+        rounds = timing.CPU_REPS if cpu else timing.rounds_for(min(estimate.values()))
+        per_round = 1 if cpu else timing.reps_per_round(estimate["candidate"], rounds)
         # Which batches of the candidate are checked: about CHECKS_PER_CONFIG of them at random, and
-        # always the last (a kernel can only move the median by being wrong in most repetitions,
-        # and each check names one repetition at random after the batch).
+        # always the last (a kernel moves its figure, a median of round differences, only by being
+        # wrong in most rounds, and each check names one repetition at random after the batch).
         batches = rounds * -(-per_round // capacity)
         check_probability = min(CHECK_PROBABILITY, CHECKS_PER_CONFIG / batches)
         samples = {name: [] for name in runners}
+        by_round = {name: [] for name in runners}   # each round's samples (timing.stats)
         gaps = {name: [] for name in runners}
         walls = {name: [] for name in runners}     # (judge's ms, n, sum of samples ms) per batch
         orders = []
@@ -959,7 +960,8 @@ class Judge:
             orders.append(order[0][0])
             common.update(_placement(layout, self.rng))
             for name, runner in order:
-                left = 1 if cpu else timing.reps_per_round(estimate[name])
+                by_round[name].append([])
+                left = 1 if cpu else timing.reps_per_round(estimate[name], rounds)
                 while left:
                     n = min(left, capacity)
                     left -= n
@@ -972,24 +974,30 @@ class Judge:
                     self.phases.seconds[f"timing: {name} batches"] += wall_ms / 1000.0
                     walls[name].append((wall_ms, n, sum(reply["samples"])))
                     samples[name] += reply["samples"]
+                    by_round[name][-1] += reply["samples"]
                     gaps[name] += reply["gaps"]
                     if name == "candidate" and not probe and (
                             (last_round and not left) or self.rng.random() < check_probability):
                         with self.phases("timing: repetition checks"):
                             self._check_repetition(runner, args, expected, seed, reply["digests"])
                     runner.request({"op": "release"})
-        timed = {name: timing.stats(samples[name], 0, gaps[name]) for name in runners}
+        timed = {name: timing.stats(samples[name], 0, gaps[name], by_round[name]) for name in runners}
+        timed["candidate"] = timing.paired(timed["baseline"], timed["candidate"])
         if not probe:
             self.timing_setup[(config.split, config.name)] = {
                 "common": {**common, "pad_ms": pad}, "graph": graph, "capacity": capacity, "arena": layout is not None,
                 "batches": rounds if cpu else 1,
-                "n": 1 if cpu else timing.reps_per_round(estimate["baseline"])}
+                "n": 1 if cpu else timing.reps_per_round(estimate["baseline"], timing.ROUNDS)}
         trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: every batch, for the record
         if trace:
             with open(trace, "a") as fh:
                 fh.write(json.dumps({"config": config.name, "probe": probe, "walls": walls, "first": orders, "pad_ms": pad,
                                                    "cycles_per_ms": common.get("cycles_per_ms"),
-                                                   "median_ms": {k: v.median_ms for k, v in timed.items()}}) + "\n")
+                                                   "time_ms": {k: v.time_ms for k, v in timed.items()},
+                                                   "gap_ms": {k: v.gap_ms for k, v in timed.items()}, "rounds": rounds,
+                                                   # other statistics of the same samples (bench: the A/B of timing.stats)
+                                                   "plain_median_ms": {k: statistics.median(v.all_ms) for k, v in timed.items()},
+                                                   "round_samples": by_round if os.environ.get("GAUNTLET_JUDGE_TRACE_SAMPLES") else None}) + "\n")
         return timed["baseline"], timed["candidate"], self._bound(walls, timed["baseline"], timed["candidate"])
 
     def quickest(self, baseline: RunnerClient, configs: list[Config]) -> Config:
@@ -1027,8 +1035,9 @@ class Judge:
         one figure for every config: the cost is per launch, and a baseline launches alike on each
         (it is measured on the config of the quickest call: Judge.quickest)."""
         base, other, _ = self.time(baseline, probe, config, probe=True)
-        self.offset_record = {"config": config.name, "baseline_ms": base.median_ms, "probe_ms": other.median_ms}
-        return other.median_ms - base.median_ms
+        self.offset_record = {"config": config.name, "baseline_ms": base.time_ms, "probe_ms": other.time_ms,
+                              "plain_ms": [statistics.median(base.all_ms), statistics.median(other.all_ms)]}
+        return other.time_ms - base.time_ms
 
     def _common(self, graph: bool) -> dict:
         """What every timed batch of both kernels is told alike."""
@@ -1112,11 +1121,11 @@ class Judge:
         base_over = statistics.median(base_batches)
         cand_over = statistics.median(unexplained(walls["candidate"]))
         excess = cand_over - base_over
-        limit = max(BOUND_ABS_MS[self.kind], BOUND_REL * cand.median_ms)
+        limit = max(BOUND_ABS_MS[self.kind], BOUND_REL * cand.time_ms)
         # Below zero the figure subtracts the baseline's own unexplained time, as noisy as the
         # baseline's calls are long (an H100 read -0.85 and -0.87 ms on an honest kernel beside an
         # 18.7 ms naive baseline, 4.7 %): that side's limit grows with the baseline too, with 2x room.
-        low_limit = max(limit, BOUND_BASE_REL * base.median_ms)
+        low_limit = max(limit, BOUND_BASE_REL * base.time_ms)
         # ... and "steps skipped" is said only when the candidate's calls take less wall time than
         # the baseline's in every one of its batches: a baseline slowed in most of its few batches
         # (an H100 read +0.78 ms a call on 5 batches of an 8 us kernel) must not make an honest
@@ -1158,6 +1167,11 @@ class Judge:
             if finding:
                 self.flags.append(f"{finding} ({row.config})")
 
+    def _gap_escapes(self, base, cand) -> bool:
+        """The candidate's device-sync gap exceeds the baseline's by more than a kernel's honest
+        spread: work left outside the timed stream (timing.py)."""
+        return self.device != "cpu" and cand.gap_ms - base.gap_ms > max(ESCAPED_MIN_MS, ESCAPED_REL * cand.time_ms)
+
     # -- one config ------------------------------------------------------------------------------
     def config_result(self, baseline: RunnerClient, candidate: RunnerClient | None, config: Config,
                       measure: bool) -> ConfigResult:
@@ -1176,16 +1190,26 @@ class Judge:
         if measure and row.baseline_correct:
             try:
                 base, cand, bound = self.time(baseline, candidate, config)
+                if self._gap_escapes(base, cand):
+                    # An honest noop's whole config once read its device-sync gap 20 us above the
+                    # baseline's, and not on a second timing (docs/results/gpu-2026-11-27b.md): a host
+                    # thread's wake-up, not the kernel. Work that escapes the stream does so every time,
+                    # so the config is timed again and the second timing is the one that counts.
+                    first = (cand.gap_ms - base.gap_ms) * 1000
+                    base, cand, bound = self.time(baseline, candidate, config)
+                    if not self._gap_escapes(base, cand):
+                        self.row_notes.append(f"note: the device-sync gap read {first:.0f} us above the "
+                                              f"baseline's and not on a second timing of {config.name}, which counts")
             except Mismatch as exc:
                 row.correct, row.error = False, f"timed call: {exc}".replace("timed call: timed call: ", "timed call: ")
                 return row
             row.flags += self.row_notes
             self.row_notes.clear()
-            row.baseline_ms, row.candidate_ms = base.median_ms, cand.median_ms
+            row.baseline_ms, row.candidate_ms = base.time_ms, cand.time_ms
             offset = self.baseline_offset_ms
-            if offset is not None and offset > -0.5 * base.median_ms:
+            if offset is not None and offset > -0.5 * base.time_ms:
                 row.baseline_offset_ms = offset
-                row.baseline_ms = base.median_ms + offset      # the baseline as timed in the candidate's process
+                row.baseline_ms = base.time_ms + offset      # the baseline as timed in the candidate's process
             elif offset is not None:
                 row.flags.append(f"note: the process offset ({offset * 1000:.2f} us) was not applied on "
                                  f"{config.name}: it is more than half the baseline's time")
@@ -1201,7 +1225,7 @@ class Judge:
                 row.flags.append(f"timing_mismatch: the judge's clock saw {bound['excess_ms'] * 1000:.0f} us per call "
                                  f"more than the candidate's samples explain (the baseline's as reference; limit "
                                  f"{bound['limit_ms'] * 1000:.0f} us): work outside the timed span, or a forged timer")
-                row.candidate_ms = cand.median_ms + bound["excess_ms"]   # timed as the judge's clock saw it
+                row.candidate_ms = cand.time_ms + bound["excess_ms"]   # timed as the judge's clock saw it
             elif bound["short_ms"] < -bound["low_limit_ms"]:
                 # On the CPU this side is what a loaded machine's scheduler produces (the baseline's
                 # batches delayed), and skipped steps gain nothing where times are not meaningful.
@@ -1209,10 +1233,10 @@ class Judge:
                 row.flags.append(f"{word}: the candidate's repetitions took {-bound['short_ms'] * 1000:.0f} us "
                                  "per call less wall time than the harness's own steps take (steps skipped)")
             excess_gap = cand.gap_ms - base.gap_ms
-            if excess_gap > max(ESCAPED_MIN_MS, ESCAPED_REL * cand.median_ms) and self.device != "cpu":
+            if self._gap_escapes(base, cand):
                 row.flags.append(f"stream_injection: the candidate's device-sync gap exceeds the baseline's by "
                                  f"{excess_gap * 1000:.0f} us (work outside the current stream)")
-                row.candidate_ms = max(row.candidate_ms, cand.median_ms + excess_gap)
+                row.candidate_ms = max(row.candidate_ms, cand.time_ms + excess_gap)
             if row.candidate_ms > 0 and math.isfinite(row.candidate_ms):
                 row.speedup = row.baseline_ms / row.candidate_ms
                 if row.speedup > self.max_speedup and config.split == SPLIT_DRAWN:

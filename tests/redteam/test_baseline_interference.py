@@ -99,7 +99,7 @@ def test_the_time_bounds_negative_side_grows_with_the_baseline(base_ms, cand_ove
     baseline's median); above zero it stays the candidate's own (0.5 ms floor here)."""
     from types import SimpleNamespace
     from runner.evaluator.timing import Timed
-    base, cand = Timed(median_ms=base_ms, samples=100), Timed(median_ms=0.03, samples=100)
+    base, cand = Timed(time_ms=base_ms, samples=100), Timed(time_ms=0.03, samples=100)
     n = 100
     walls = {"baseline": [((base_ms + 1.0) * n, n, base_ms * n)] * 3,           # 1 ms a call unexplained
              "candidate": [((0.03 + cand_over_ms) * n, n, 0.03 * n)] * 3}
@@ -119,7 +119,7 @@ def test_steps_skipped_is_said_only_below_every_baseline_batch(cand_over_ms, ski
     skipped the harness's steps, and one that did still must."""
     from types import SimpleNamespace
     from runner.evaluator.timing import Timed
-    base, cand = Timed(median_ms=0.008, samples=500), Timed(median_ms=0.007, samples=500)
+    base, cand = Timed(time_ms=0.008, samples=500), Timed(time_ms=0.007, samples=500)
     n = 100
     walls = {"baseline": [((0.008 + 1.0) * n, n, 0.008 * n)] * 2 + [((0.008 + 1.8) * n, n, 0.008 * n)] * 3,
              "candidate": [((0.007 + cand_over_ms) * n, n, 0.007 * n)] * 5}

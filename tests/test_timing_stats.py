@@ -1,0 +1,78 @@
+"""The judge's per-kernel figures (timing.stats, timing.paired): rounds at shared placements, a
+kernel's calls landing in a few levels, a candidate fast in a few rounds only."""
+import random
+import statistics
+
+from runner.evaluator.timing import paired, stats
+
+TICK_MS = 0.000032           # an H100's event clock: 32 ns
+
+
+def ticked(durations_ms, rng):
+    """Durations as CUDA events read them: start and end rounded to the clock's tick."""
+    out = []
+    for d in durations_ms:
+        start = rng.uniform(0.0, TICK_MS)
+        out.append((int((start + d) / TICK_MS) - int(start / TICK_MS)) * TICK_MS)
+    return out
+
+
+def round_samples(kernel_ms, placements, rng, reps=25, levels=(0.0, 0.0001, 0.0002)):
+    """Each round's samples: the kernel's time plus the round's placement, each call landing in one
+    of a few levels 0.1 us apart with shares that vary from round to round (what an H100 shows for
+    calls of 2.5-4 us)."""
+    rounds = []
+    for placement in placements:
+        shares = [rng.random() for _ in levels]
+        rounds.append(ticked([kernel_ms + placement + rng.choices(levels, shares)[0] + rng.gauss(0, 0.00001)
+                              for _ in range(reps)], rng))
+    return rounds
+
+
+def figures(base_rounds, cand_rounds):
+    base = stats([x for r in base_rounds for x in r], rounds=base_rounds)
+    return base, paired(base, stats([x for r in cand_rounds for x in r], rounds=cand_rounds))
+
+
+def test_a_noop_reads_one_where_a_median_of_all_samples_does_not():
+    rng = random.Random(3)
+    ours, pooled = [], []
+    for _ in range(20):
+        placements = [rng.uniform(0.0, 0.0007) for _ in range(20)]
+        b, c = round_samples(0.0027, placements, rng), round_samples(0.0027, placements, rng)
+        base, cand = figures(b, c)
+        ours.append(abs(base.time_ms / cand.time_ms - 1))
+        pooled.append(abs(statistics.median(x for r in b for x in r) / statistics.median(x for r in c for x in r) - 1))
+    assert max(pooled) > 0.015         # the mixture: a median of all samples reads a noop > 1.5 % off
+    assert max(ours) < 0.015
+
+
+def test_a_kernel_fast_in_a_minority_of_rounds_does_not_move_its_figure():
+    """A candidate that skips its work in 8 of 20 rounds (where no repetition check looked) moves a
+    mean of its rounds by 40 %; its paired figure stays within 2 % of the honest one."""
+    rng = random.Random(4)
+    placements = [rng.uniform(0.0, 0.0007) for _ in range(20)]
+    b, c = round_samples(0.0030, placements, rng), round_samples(0.0030, placements, rng)
+    for i in rng.sample(range(20), 8):
+        c[i] = [0.0005] * 25
+    base, cand = figures(b, c)
+    alone = stats([x for r in c for x in r], rounds=c)
+    assert alone.time_ms < 0.8 * base.time_ms          # what an unpaired mean of rounds would report
+    assert abs(cand.time_ms / base.time_ms - 1) < 0.02
+
+
+def test_an_interrupted_call_does_not_move_the_baseline():
+    rng = random.Random(5)
+    placements = [rng.uniform(0.0, 0.0007) for _ in range(20)]
+    b = round_samples(0.0030, placements, rng)
+    clean = stats([x for r in b for x in r], rounds=b).time_ms
+    b[7][3] = 0.2                                      # one call preempted for 200 us
+    assert abs(stats([x for r in b for x in r], rounds=b).time_ms / clean - 1) < 0.002
+
+
+def test_rounds_of_one_sample_fall_back_to_the_median_of_all():
+    """The CPU's rounds hold one repetition each: no round figures, no pairing."""
+    samples = [5.0, 4.0, 100.0, 4.5, 5.5]
+    timed = stats(samples, rounds=[[x] for x in samples])
+    assert timed.time_ms == 5.0 and timed.round_ms == []
+    assert paired(timed, stats([1.0, 2.0, 3.0, 4.0, 5.0], rounds=[[1.0]] * 5)).time_ms == 3.0
