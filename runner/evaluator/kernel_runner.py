@@ -371,7 +371,11 @@ class Runner:
 
     def capture(self, msg, _fds) -> dict:
         clock = self._clock(msg)
-        if not getattr(clock, "graph", False):
+        # What the clock can do, not how it was first asked for: the baseline's runner makes its
+        # clock on the judge's eager calls (Judge.quickest), before any capture is asked; keyed on
+        # that flag, every capture of the baseline failed and graph mode fell back to eager calls
+        # for both kernels (on an H100 a kernel whose graph records nothing then passed).
+        if not hasattr(clock, "capture"):
             return {"ok": False, "error": "graph mode needs a GPU"}
         state = self.kernel.prepare(self.work, self.spec)
         try:
