@@ -111,6 +111,7 @@ def fidelity(args) -> dict:
             r = results[-1]
             r["phases_s"] = _phases(args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl")
             r["offset"] = _last(args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl", "process_offset")
+            _other_speedups(r, args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl")
             (args.out / "fidelity.partial.json").write_text(json.dumps(results, indent=1))
             print(f"{task:32s} {agent:6s} {r['wall_s']:7.1f}s flags={r['flags']} err={(r['error'] or '')[:200]}")
             print(f"    phases {r['phases_s']}")
@@ -120,14 +121,29 @@ def fidelity(args) -> dict:
             for c in r["rows"]:
                 print(f"    {c['split']:6s} {c['config']:20s} ok={c['correct']} base={c['baseline_ms']} cand={c['candidate_ms']} "
                       f"x={c['speedup'] and round(c['speedup'], 4)} excess={c['judge_excess_ms']} over={c['judge_overhead_ms']} "
-                      f"err={c['error']} flags={c['flags']}")
+                      f"plain_x={c.get('plain_speedup') and round(c['plain_speedup'], 4)} err={c['error']} flags={c['flags']}")
     noop = [abs(c["speedup"] - 1) for r in results if r["agent"] == "noop" for c in r["rows"] if c["speedup"]]
     # the same noops without the offset: each baseline time from its own process
     own = [abs((c["baseline_ms"] - (c["baseline_offset_ms"] or 0.0)) / c["candidate_ms"] - 1)
            for r in results if r["agent"] == "noop" for c in r["rows"] if c["speedup"]]
+    other = {name: [abs(c[f"{name}_speedup"] - 1) for r in results if r["agent"] == "noop" for c in r["rows"]
+                    if c.get(f"{name}_speedup")] for name in STATISTICS}
+    # issue 3's measure: each task-config's |s - 1| as the median of its repeats, then the worst of those
+    by_config = {}
+    for r in results:
+        for c in r["rows"]:
+            if r["agent"] == "noop" and c["speedup"]:
+                by_config.setdefault((r["task"], c["config"]), []).append(abs(c["speedup"] - 1))
+    per_config = {k: statistics.median(v) for k, v in by_config.items()}
+    worst_config = max(per_config, key=per_config.get) if per_config else None
     excess = [abs(c["judge_excess_ms"]) for r in results for c in r["rows"] if c["judge_excess_ms"] is not None]
     summary = {"noop_abs_dev_median": statistics.median(noop) if noop else None,
                "noop_abs_dev_max": max(noop) if noop else None, "noop_configs": len(noop),
+               **{f"noop_{name}_abs_dev_{what}": (f(v) if v else None) for name, v in other.items()
+                  for what, f in (("median", statistics.median), ("max", max))},
+               "noop_task_config_median_of_repeats_max": per_config[worst_config] if worst_config else None,
+               "noop_task_config_worst": list(worst_config) if worst_config else None,
+               "noop_repeats_per_config": max((len(v) for v in by_config.values()), default=0),
                "noop_own_process_abs_dev_median": statistics.median(own) if own else None,
                "noop_own_process_abs_dev_max": max(own) if own else None,
                "judge_excess_abs_ms_median": statistics.median(excess) if excess else None,
@@ -135,6 +151,27 @@ def fidelity(args) -> dict:
                "flagged_honest": [(r["task"], r["agent"], r["flags"]) for r in results if r["flags"]]}
     print(json.dumps(summary, indent=1))
     return {"results": results, "summary": summary}
+
+
+STATISTICS = {"plain": ("plain_median_ms", "plain_ms")}      # the median of all samples (before issue 10's eleventh session)
+
+
+def _other_speedups(result: dict, trace: Path) -> None:
+    """Each row's speedup again from other statistics of the same samples, which the judge's trace
+    keeps (STATISTICS): the A/B of timing.stats/paired on one set of samples."""
+    if not trace.is_file():
+        return
+    lines = [json.loads(line) for line in trace.read_text().splitlines() if '"plain_median_ms"' in line]
+    offset = result.get("offset") or {}
+    for name, (key, offset_key) in STATISTICS.items():
+        timed = {d["config"]: d[key] for d in lines if not d.get("probe") and key in d}
+        pair = offset.get(offset_key)
+        for c in result["rows"]:
+            figure = timed.get(c["config"])
+            if not figure or not c["speedup"] or c["judge_excess_ms"] is None:
+                continue
+            shift = (pair[1] - pair[0]) if (pair and c["baseline_offset_ms"] is not None) else 0.0
+            c[f"{name}_speedup"] = (figure["baseline"] + shift) / figure["candidate"]
 
 
 def _tasks_for_old(dest: Path) -> Path:
@@ -404,7 +441,8 @@ def {sym}(*args):
             cand.mkdir()
             (cand / "kernel.py").write_text(honest + "\n" + body.replace("{sym}", sym))
             extra = ["--graph"] if name == "empty_graph" else []
-            data = evaluate(task, cand, args.out / f"red-{name}.json", str(ROOT), extra=["--split", "seen", *extra])
+            data = evaluate(task, cand, args.out / f"red-{name}.json", args.code or str(ROOT),
+                            extra=["--split", "seen", *extra])
         correct = bool(data.get("configs")) and all(c["correct"] for c in data["configs"])
         flags = data.get("flags") or []
         rejected = (not correct) or bool(flags)
@@ -530,7 +568,7 @@ def main(argv=None) -> int:
                         "(bench/profile_phases.py's table of it beside its result)")
     parser.add_argument("--cheats", nargs="*", default=[], help="redteam: only these (default: all)")
     parser.add_argument("--eval-args", nargs="*", default=[])
-    parser.add_argument("--code", default="", help="fidelity: the folder holding the `runner` package to "
+    parser.add_argument("--code", default="", help="fidelity, redteam: the folder holding the `runner` package to "
                                                    "evaluate with (default: this checkout)")
     parser.add_argument("--jobs", type=int, default=8, help="suite: evaluations at once")
     parser.add_argument("--device", default="cuda", help="suite, overhead: cpu for a dry run of the bench itself")
