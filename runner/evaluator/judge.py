@@ -1162,7 +1162,7 @@ class Judge:
                     samples += self._batch(baseline, n, {**common, **_placement(layout, self.rng)}, keep=False,
                                            evidence=False)["samples"]
                     baseline.request({"op": "release"})
-            row.baseline_clean_ms = statistics.median(samples)
+            row.baseline_clean_ms = timing.trimmed_mean(samples) if self.device != "cpu" else statistics.median(samples)
             finding = interference(row.baseline_ms - (row.baseline_offset_ms or 0.0), row.baseline_clean_ms, self.kind)
             if finding:
                 self.flags.append(f"{finding} ({row.config})")
