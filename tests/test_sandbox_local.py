@@ -142,7 +142,9 @@ def test_an_agent_exec_is_held_to_its_pid_and_memory_limits(tmp_path):
 
 def test_an_agent_exec_is_held_to_its_cpu_share(tmp_path):
     """A busy loop of 5 s wall time under a share of 0.02 CPU gets about 0.1 s of CPU (cpu.max or
-    cfs_quota); unlimited it gets what the host gives (0.55 s of 3 s on a 2-core host at load 17)."""
+    cfs_quota); unlimited it gets what the host gives (0.55 s of 3 s on a 2-core host at load 17).
+    The loop's own CPU time is what is measured: the interpreter's start, counted too, once read
+    0.33 s in all on a CI machine running the suite."""
     from runner.sandbox import ResourceLimits
     from runner.sandbox.cgroups import hierarchy
     kind, why = hierarchy()
@@ -150,10 +152,10 @@ def test_an_agent_exec_is_held_to_its_cpu_share(tmp_path):
         pytest.skip(f"limits not enforceable on this host: {why}")
     limits = ResourceLimits(memory=512 * 2**20, cpus=0.02, pids=64)
     sandbox = open_sandbox("local", SandboxSpec(role="agent", platform="cpu", workdir=tmp_path, limits=limits))
-    spin = ("import time\nend = time.monotonic() + 5\nwhile time.monotonic() < end:\n    pass\n"
-            "print(time.process_time())")
+    spin = ("import time\nstart = time.process_time()\nend = time.monotonic() + 5\n"
+            "while time.monotonic() < end:\n    pass\nprint(time.process_time() - start)")
     outcome = sandbox.exec([sys.executable, "-c", spin], timeout=60, stdout=tmp_path / "cpu",
                            stderr=tmp_path / "cpu.err")
     assert outcome.returncode == 0, (tmp_path / "cpu.err").read_text()
     assert outcome.limits == f"cgroup {kind}: memory 512 MiB, cpus 0.02, pids 64"
-    assert float((tmp_path / "cpu").read_text()) < 0.3      # 5 s x 0.02 plus the interpreter's start
+    assert float((tmp_path / "cpu").read_text()) < 0.3      # 5 s x 0.02, with room
