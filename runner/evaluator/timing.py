@@ -36,7 +36,7 @@ is captured once into a CUDA graph and every repetition replays it, so Python la
 not part of either time. If either kernel cannot be captured, both are timed eagerly and the
 config says so; the method string names the mode either way.
 
-The baseline's figure (`stats`) is the mean over rounds of each round's trimmed mean (10 % off
+The baseline's figure (`stats`) is the median over rounds of each round's trimmed mean (10 % off
 each end); the candidate's (`paired`) is the baseline's plus the median over rounds of their
 difference in a round. The IQR and the coefficient of variation are kept.
 
@@ -91,7 +91,7 @@ def method(device: str, regime: str = "cold", graph: bool = False) -> str:
     flush = "cold L2 (256 MB read) per call" if regime == "cold" else "warm L2, back-to-back calls"
     calls = "CUDA-graph replay of each call" if graph else "eager calls"
     return (f"cuda-events less the empty event pair, {calls}, {flush}, device spin covering the host launch, "
-            f"device-wide sync bound per call, alternating rounds (random first, one placement each), baseline: mean of round trimmed means, candidate: baseline + median of round differences, gc off")
+            f"device-wide sync bound per call, alternating rounds (random first, one placement each), baseline: median of round trimmed means, candidate: baseline + median of round differences, gc off")
 
 
 @dataclass
@@ -114,22 +114,23 @@ def trimmed_mean(samples: list[float], trim: float = ROUND_TRIM) -> float:
 
 def stats(name_samples: list[float], escaped: int = 0, gaps=(), rounds: list[list[float]] = ()) -> Timed:
     """A kernel's figure from its samples: with `rounds` (each round's samples, every round at its
-    own placement) of at least MIN_ROUND_SAMPLES each, the mean over rounds of each round's trimmed
-    mean; otherwise the median of all samples (the CPU). `paired` then puts the candidate's figure
-    beside the baseline's.
+    own placement) of at least MIN_ROUND_SAMPLES each, the median over rounds of each round's
+    trimmed mean; otherwise the median of all samples (the CPU). `paired` then puts the candidate's
+    figure beside the baseline's.
 
     Why not the median of all samples: on an H100 a call of 2.5-4 us lands in one of a few levels
     0.1-0.2 us apart, repetition by repetition, and a placement moves all of them by up to 0.7 us
     (the same for both kernels of a round). A median of such a mixture sits on one level or the
-    next as the levels' shares move by chance; a mean moves with them smoothly, so what the
-    placements add cancels in a ratio. Replayed on one H100 call's samples (97 noop configs,
-    bench/replay_stats.py, docs/results/gpu-2026-11-27b.md): worst 6.9 % with the median of all
-    samples, 3.2 % this way; calls of 4 us or more 1.1 %."""
+    next as the levels' shares move by chance; a round's mean moves with them smoothly. Replayed on
+    H100 samples (146 noop configs, bench/replay_stats.py, docs/results/gpu-2026-11-27b.md): worst
+    6.9 % with the median of all samples, 3.2 % this way; calls of 4 us or more 1.1 %. Why a median
+    over rounds, not a mean (which read the same): a baseline slowed in a few rounds (GPU work a
+    stopped candidate queued before) must not move its figure."""
     s = sorted(name_samples)
     per_round = []
     if rounds and min(len(r) for r in rounds) >= MIN_ROUND_SAMPLES:
         per_round = [trimmed_mean(r) for r in rounds]
-        figure = statistics.fmean(per_round)
+        figure = statistics.median(per_round)
     else:
         figure = statistics.median(s)
     if len(s) >= 4:
@@ -144,8 +145,8 @@ def stats(name_samples: list[float], escaped: int = 0, gaps=(), rounds: list[lis
 
 def paired(base: Timed, cand: Timed) -> Timed:
     """The candidate's figure as the baseline's plus the median over rounds of the two kernels'
-    difference in that round (both at one placement). The baseline runs trusted code, so its figure
-    may be a mean; the candidate's difference is a median, so a kernel fast (and wrong) in fewer than
+    difference in that round (both at one placement): what a placement adds cancels round by round,
+    and as a median, a kernel fast (and wrong) in fewer than
     half the rounds, where no repetition check happened to look, does not move its figure, as with
     a median of all its samples."""
     if not base.round_ms or len(base.round_ms) != len(cand.round_ms):
