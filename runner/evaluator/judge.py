@@ -944,7 +944,6 @@ class Judge:
         # wrong in most rounds, and each check names one repetition at random after the batch).
         batches = rounds * -(-per_round // capacity)
         check_probability = min(CHECK_PROBABILITY, CHECKS_PER_CONFIG / batches)
-        samples = {name: [] for name in runners}
         by_round = {name: [] for name in runners}   # each round's samples (timing.stats)
         gaps = {name: [] for name in runners}
         walls = {name: [] for name in runners}     # (judge's ms, n, sum of samples ms) per batch
@@ -973,7 +972,6 @@ class Judge:
                         wall_ms = (time.perf_counter() - started) * 1000.0
                     self.phases.seconds[f"timing: {name} batches"] += wall_ms / 1000.0
                     walls[name].append((wall_ms, n, sum(reply["samples"])))
-                    samples[name] += reply["samples"]
                     by_round[name][-1] += reply["samples"]
                     gaps[name] += reply["gaps"]
                     if name == "candidate" and not probe and (
@@ -981,7 +979,8 @@ class Judge:
                         with self.phases("timing: repetition checks"):
                             self._check_repetition(runner, args, expected, seed, reply["digests"])
                     runner.request({"op": "release"})
-        timed = {name: timing.stats(samples[name], 0, gaps[name], by_round[name]) for name in runners}
+        timed = {name: timing.stats([x for r in by_round[name] for x in r], 0, gaps[name], by_round[name])
+                 for name in runners}
         timed["candidate"] = timing.paired(timed["baseline"], timed["candidate"])
         if not probe:
             self.timing_setup[(config.split, config.name)] = {
