@@ -294,6 +294,25 @@ def test_the_baseline_is_timed_in_the_candidates_process_before_the_candidate_is
     assert "before the candidate was loaded" in ev.timing_method
 
 
+def test_the_offset_diagnosis_probes_every_config_and_applies_the_quickest_alone(tasks_root, tmp_path, monkeypatch):
+    """GAUNTLET_JUDGE_OFFSET_ALL (bench/replay_stats.py's diagnosis): the baseline is timed against
+    the candidate's runner on every config before the candidate is loaded, each in the trace; the
+    offset applied is still the one of the quickest config, measured last."""
+    import json
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv("GAUNTLET_JUDGE_TRACE", str(trace))
+    monkeypatch.setenv("GAUNTLET_JUDGE_OFFSET_ALL", "1")
+    ev = evaluate_source(tasks_root, tmp_path, (tasks_root / SCALE / "solution" / "kernel.py").read_text(),
+                         splits=("seen",), process_offset=True)
+    assert ev.correct("seen")
+    lines = [json.loads(line) for line in trace.read_text().splitlines()]
+    probes = [d["config"] for d in lines if d.get("probe")]
+    record = [d for d in lines if "process_offset" in d][-1]
+    configs = [c.name for c in load_task(tasks_root / SCALE, tasks_root).configs("seen")]
+    assert sorted(probes) == sorted(configs) and probes[-1] == record["process_offset"]["config"]
+    assert record["baseline_offset_ms"] == record["process_offset"]["probe_ms"] - record["process_offset"]["baseline_ms"]
+
+
 def test_no_process_offset_on_the_cpu_unless_asked(tasks_root, tmp_path, monkeypatch):
     events = _spy_requests(monkeypatch)
     ev = evaluate_source(tasks_root, tmp_path, (tasks_root / SCALE / "solution" / "kernel.py").read_text(),
@@ -323,6 +342,43 @@ def test_the_probe_is_forgotten_before_the_kernel_is_imported(tmp_path):
     assert str(tmp_path / "probe") not in sys.path
     sys.modules.pop("helper_for_probe_test", None)
     sys.path[:] = [p for p in sys.path if p != str(tmp_path / "kernel")]
+
+
+def test_every_gpu_runner_opens_one_profiler_session_before_any_kernel_is_loaded(tmp_path, monkeypatch):
+    """The first profiler session changes a process's launch cost for good, and the judge starts
+    sessions later in one runner only (the native launch check): each CUDA runner opens one
+    before anything is built, the probe's build included, so both are timed in the same state
+    from the first timed call on; none on the CPU (kernel_runner._attach_profiler)."""
+    import argparse
+    from runner.evaluator import guard
+    from runner.evaluator.kernel_runner import Runner
+    events = []
+
+    class Recording:
+        def start(self):
+            events.append("start")
+
+        def stop(self):
+            events.append("stop")
+            return []
+
+    monkeypatch.setattr(guard, "StreamWatch", Recording)
+    monkeypatch.setattr(sys, "gauntlet_profiler_test_events", events, raising=False)
+    for name in ("probe", "kernel"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "kernel.py").write_text(
+            f"import sys\nsys.gauntlet_profiler_test_events.append('import {name}')\ndef forward():\n    return 1\n")
+    for device, expected in (("cuda", ["start", "stop", "import probe", "import kernel"]),
+                             ("cpu", ["import probe", "import kernel"])):
+        events.clear()
+        args = argparse.Namespace(tree=str(tmp_path / "kernel"), language="python", entry="kernel.py",
+                                  symbol="forward", device=device, role="candidate", flag=None,
+                                  probe_tree=str(tmp_path / "probe"), probe_language="python",
+                                  probe_entry="kernel.py", probe_symbol="forward", probe_flag=None)
+        runner = Runner(args)
+        assert runner.build({"probe": True}, [])["compiled"] and runner.build({}, [])["compiled"]
+        assert events == expected
+    sys.path[:] = [p for p in sys.path if p not in (str(tmp_path / "kernel"), str(tmp_path / "probe"))]
 
 
 def test_a_native_kernel_is_compiled_beside_the_probe_but_loaded_only_at_its_own_build(tmp_path):

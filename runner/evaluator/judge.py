@@ -1452,6 +1452,10 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             if probe_reply.get("compiled") is True:
                 try:
                     with phases("timing: process offset"):
+                        if os.environ.get("GAUNTLET_JUDGE_OFFSET_ALL"):   # bench: every config's offset in the trace, not applied
+                            for config in every:
+                                if config is not first:
+                                    judge.time(baseline, runner, config, probe=True)
                         judge.baseline_offset_ms = judge.process_offset(baseline, runner, first)
                 except (RunnerFailed, Mismatch) as exc:
                     judge.baseline_offset_ms = None

@@ -60,6 +60,7 @@ class Runner:
         self._spacer = None
         self.arena = None              # the judge's arena for the current config (arena.py), mapped here
         self._outputs_at: list | None = None   # where this batch's native outputs go in it
+        self.profiler_attached = False  # _attach_profiler ran
 
     # -- build ---------------------------------------------------------------------------------------
     def build(self, msg, _fds) -> dict:
@@ -69,6 +70,7 @@ class Runner:
         from concurrent.futures import ThreadPoolExecutor
         from pathlib import Path
         a = self.args
+        self._attach_profiler()
         if not msg.get("probe"):
             self._forget_probe()
             compiled, self.compiled = self.compiled, None
@@ -81,6 +83,28 @@ class Runner:
             self.probe_path = a.probe_tree
             return self._load(Path(a.probe_tree), a.probe_language, a.probe_entry, a.probe_symbol, a.probe_flag,
                               "baseline")
+
+    def _attach_profiler(self) -> None:
+        """One empty profiler session before anything is built or timed, in every runner alike.
+        Why: the first profiler session leaves CUPTI attached to the process for good, which moves
+        the time of every later launch there. The judge starts sessions of its own later (the
+        stream watch on a few configs, the native launch check in the candidate's runner alone);
+        without this the two runners would be timed in different states between those moments,
+        and the process offset would be measured in a state that no longer holds. It is also
+        PyTorch's own advice before a CUDA graph is captured (torch.profiler._utils.
+        _init_for_cuda_graphs): a profiler first attached after a capture can break its replays.
+        CUDA only: the stream watch runs there alone, and on ROCm an empty session is reported to
+        leave the tracer dead."""
+        if self.device != "cuda" or self.profiler_attached:
+            return
+        self.profiler_attached = True
+        from .guard import StreamWatch
+        try:
+            watch = StreamWatch()
+            watch.start()
+            watch.stop()
+        except Exception as exc:      # the watch and the launch check note it where they need it
+            print(f"runner: profiler session at start failed: {type(exc).__name__}: {exc}", file=sys.stderr)
 
     def _compile(self, language: str, tree, entry: str, flags) -> tuple:
         from .build import compile_native, device_arch
@@ -582,8 +606,8 @@ def _preload(args) -> None:
     Seconds each; the judge starts these processes before its own start-up, so they overlap it
     instead of landing inside a call the judge waits on. Importing touches no GPU. Not covered:
     the profiler's first start still imports a lazy torch submodule (H100 stacks: prepare_trace ->
-    torch.__getattr__; in torch 2.13's source, `hasattr(torch, "_inductor")`), inside a native
-    runner's first watched call (docs/benchmarks.md)."""
+    torch.__getattr__; in torch 2.13's source, `hasattr(torch, "_inductor")`), now at the first
+    build (_attach_profiler) (docs/benchmarks.md)."""
     import torch  # noqa: F401
     if {args.language, args.probe_language} & {"triton", "python"}:
         import torch._dynamo  # noqa: F401
