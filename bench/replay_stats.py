@@ -2,7 +2,7 @@
 baseline against itself) closest to 1.0, on one set of samples (issue 10's fidelity).
 
     GAUNTLET_JUDGE_TRACE_SAMPLES=1 python3 bench/judge_gpu.py fidelity --agents noop ... --out DIR
-    python3 bench/replay_stats.py DIR [DIR ...]
+    python3 bench/replay_stats.py DIR|TRACE [DIR|TRACE ...]
 
 Every timed config's trace line holds each round's samples of both runners (`round_samples`), the
 offset's probe line too. Each statistic gives both kernels' figures from them; the baseline's time
@@ -60,7 +60,8 @@ def replay(trace: Path) -> dict[str, list[tuple[str, float, float]]]:
     """statistic -> [(config, its call in us, |x - 1|)] for one evaluation."""
     lines = [json.loads(line) for line in trace.read_text().splitlines()]
     timed = [d for d in lines if d.get("round_samples")]
-    probe = next((d for d in timed if d["probe"]), None)
+    # the offset's probe (GAUNTLET_JUDGE_OFFSET_ALL: one probe line per config, the applied one last)
+    probe = next((d for d in reversed(timed) if d["probe"]), None)
     last = {d["config"]: d for d in timed if not d["probe"]}     # a config timed again: the second counts
     out = {}
     for name, f in STATISTICS.items():
@@ -77,12 +78,42 @@ def replay(trace: Path) -> dict[str, list[tuple[str, float, float]]]:
     return out
 
 
+def offset_parts(trace: Path) -> tuple[float, list[float]] | None:
+    """What the process offset misses in one evaluation, with the judge's statistic (us): the
+    *stage shift*, the round-paired difference of the two runners on the offset's config when the
+    candidate is timed less the same when the probe was, and each other call under SMALL_US's
+    departure from the offset's config in the candidate's stage. None without a probe."""
+    lines = [json.loads(line) for line in trace.read_text().splitlines()]
+    timed = [d for d in lines if d.get("round_samples")]
+    probe = next((d for d in reversed(timed) if d["probe"]), None)
+    last = {d["config"]: d for d in timed if not d["probe"]}
+    if probe is None or probe["config"] not in last:
+        return None
+
+    def difference(d):
+        b, c = judge_figure(d["round_samples"]["baseline"], d["round_samples"]["candidate"])
+        return (c - b) * 1000, b * 1000
+    at_probe = difference(probe)[0]
+    at_config = difference(last[probe["config"]])[0]
+    others = [difference(d) for config, d in last.items() if config != probe["config"]]
+    return at_config - at_probe, [d - at_config for d, base in others if base < SMALL_US]
+
+
+SMALL_US = 5.0
+
+
 def main(argv: list[str]) -> int:
     results = {name: [] for name in STATISTICS}
-    for folder in argv:
-        for trace in sorted(Path(folder).rglob("*.trace.jsonl")):
+    shifts, departures = [], []
+    for given in argv:       # folders (every trace under them) or trace files
+        given = Path(given)
+        for trace in ([given] if given.is_file() else sorted(given.rglob("*.trace.jsonl"))):
             for name, rows in replay(trace).items():
                 results[name] += [(trace.stem.split(".")[0], *row) for row in rows]
+            parts = offset_parts(trace)
+            if parts:
+                shifts.append(parts[0])
+                departures += parts[1]
     print(f"{'statistic':32s} {'configs':>7s} {'median':>8s} {'p95':>8s} {'worst':>8s} {'worst >= 20 us':>15s}  worst config")
     for name, rows in results.items():
         if not rows:
@@ -92,6 +123,26 @@ def main(argv: list[str]) -> int:
         worst = max(rows, key=lambda r: r[3])
         print(f"{name:32s} {len(devs):7d} {100 * statistics.median(devs):7.2f}% {100 * devs[int(0.95 * (len(devs) - 1))]:7.2f}% "
               f"{100 * devs[-1]:7.2f}% {100 * max(big, default=0):14.2f}%  {worst[0]} {worst[1]} ({worst[2]:.2f} us)")
+    # issue 3's measure: each task-config's |x - 1| as the median of its repeats (every evaluation
+    # of it in the folders given: fid-TASK-noop-I), then the worst of those
+    by_config: dict = {}
+    for trace, config, call_us, dev in results["judge (timing.stats + paired)"]:
+        task = trace.removeprefix("fid-").rsplit("-noop", 1)[0]
+        by_config.setdefault((task, config), []).append((dev, call_us))
+    if by_config:
+        medians = {k: statistics.median(d for d, _ in v) for k, v in by_config.items()}
+        worst = sorted(medians, key=medians.get, reverse=True)[:3]
+        print("worst task-configs, median of repeats: " + "; ".join(
+            f"{t} {c} ({by_config[(t, c)][0][1]:.2f} us) {100 * medians[(t, c)]:.2f} % over {len(by_config[(t, c)])}"
+            for t, c in worst))
+        tasks = sorted({t for t, _ in by_config})
+        print("per task, median |x - 1|: " + ", ".join(
+            f"{t} {100 * statistics.median(d for (tt, _), v in by_config.items() if tt == t for d, _ in v):.2f} %"
+            for t in tasks))
+    if len(shifts) > 1 and len(departures) > 1:
+        print(f"what the offset misses (us): stage shift over {len(shifts)} evaluations mean {statistics.fmean(shifts):+.3f} "
+              f"sd {statistics.stdev(shifts):.3f}; calls under {SMALL_US:g} us against the offset's config over "
+              f"{len(departures)} configs sd {statistics.stdev(departures):.3f}, max |{max(map(abs, departures)):.3f}|")
     return 0
 
 
