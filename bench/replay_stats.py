@@ -18,12 +18,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from runner.evaluator import timing  # noqa: E402
 
 
-def _trimmed(xs, cut):
-    s = sorted(xs)
-    k = int(len(s) * cut)
-    return statistics.fmean(s[k:len(s) - k] or s)
-
-
 def _rounds(per_round):
     """A statistic from a per-round figure: the baseline's mean over rounds; the candidate's the
     baseline's plus the median of the round differences (timing.paired)."""
@@ -44,8 +38,8 @@ STATISTICS = {
     "pooled mean": _pooled(statistics.fmean),
     "rounds: median": _rounds(statistics.median),
     "rounds: mean": _rounds(statistics.fmean),
-    "rounds: IQM": _rounds(lambda xs: _trimmed(xs, 0.25)),
-    "rounds: 10% trimmed mean": _rounds(lambda xs: _trimmed(xs, 0.10)),
+    "rounds: IQM": _rounds(lambda xs: timing.trimmed_mean(xs, 0.25)),
+    "rounds: 10% trimmed mean": _rounds(lambda xs: timing.trimmed_mean(xs, 0.10)),
     "judge (timing.stats + paired)": None,
 }
 
@@ -56,13 +50,18 @@ def judge_figure(b, c):
     return base.time_ms, cand.time_ms
 
 
-def replay(trace: Path) -> dict[str, list[tuple[str, float, float]]]:
-    """statistic -> [(config, its call in us, |x - 1|)] for one evaluation."""
+def read(trace: Path) -> tuple[dict | None, dict[str, dict]]:
+    """One evaluation's trace: the offset's probe line (None without one) and each timed config's
+    line (a config timed again: the second counts)."""
     lines = [json.loads(line) for line in trace.read_text().splitlines()]
     timed = [d for d in lines if d.get("round_samples")]
-    # the offset's probe (GAUNTLET_JUDGE_OFFSET_ALL: one probe line per config, the applied one last)
+    # GAUNTLET_JUDGE_OFFSET_ALL writes one probe line per config, the applied one last
     probe = next((d for d in reversed(timed) if d["probe"]), None)
-    last = {d["config"]: d for d in timed if not d["probe"]}     # a config timed again: the second counts
+    return probe, {d["config"]: d for d in timed if not d["probe"]}
+
+
+def replay(probe: dict | None, last: dict[str, dict]) -> dict[str, list[tuple[str, float, float]]]:
+    """statistic -> [(config, its call in us, |x - 1|)] for one evaluation (`read`'s)."""
     out = {}
     for name, f in STATISTICS.items():
         f = f or judge_figure
@@ -78,15 +77,11 @@ def replay(trace: Path) -> dict[str, list[tuple[str, float, float]]]:
     return out
 
 
-def offset_parts(trace: Path) -> tuple[float, list[float]] | None:
-    """What the process offset misses in one evaluation, with the judge's statistic (us): the
-    *stage shift*, the round-paired difference of the two runners on the offset's config when the
-    candidate is timed less the same when the probe was, and each other call under SMALL_US's
+def offset_parts(probe: dict | None, last: dict[str, dict]) -> tuple[float, list[float]] | None:
+    """What the process offset misses in one evaluation (`read`'s), with the judge's statistic (us):
+    the *stage shift*, the round-paired difference of the two runners on the offset's config when
+    the candidate is timed less the same when the probe was, and each other call under SMALL_US's
     departure from the offset's config in the candidate's stage. None without a probe."""
-    lines = [json.loads(line) for line in trace.read_text().splitlines()]
-    timed = [d for d in lines if d.get("round_samples")]
-    probe = next((d for d in reversed(timed) if d["probe"]), None)
-    last = {d["config"]: d for d in timed if not d["probe"]}
     if probe is None or probe["config"] not in last:
         return None
 
@@ -108,9 +103,10 @@ def main(argv: list[str]) -> int:
     for given in argv:       # folders (every trace under them) or trace files
         given = Path(given)
         for trace in ([given] if given.is_file() else sorted(given.rglob("*.trace.jsonl"))):
-            for name, rows in replay(trace).items():
+            evaluation = read(trace)
+            for name, rows in replay(*evaluation).items():
                 results[name] += [(trace.stem.split(".")[0], *row) for row in rows]
-            parts = offset_parts(trace)
+            parts = offset_parts(*evaluation)
             if parts:
                 shifts.append(parts[0])
                 departures += parts[1]
