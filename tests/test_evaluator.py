@@ -248,8 +248,10 @@ def test_the_baseline_is_timed_in_the_candidates_process_before_the_candidate_is
     """process_offset=True: the candidate's runner first builds the baseline, both runners time it
     on the config of the baseline's quickest call (estimated in the baseline's runner, every config),
     and only then is the candidate built in that runner; every correctness and timing call of the
-    candidate comes after. Each baseline time carries the one offset measured, and each speedup is
-    still baseline_ms / candidate_ms."""
+    candidate comes after. The baseline's runner goes through the same loads: a probe copy of the
+    baseline first, its own copy when the candidate is built, before any call is checked. Each
+    baseline time carries the one offset measured, and each speedup is still baseline_ms /
+    candidate_ms."""
     import json
     from runner.evaluator.judge import Judge
     events = _spy_requests(monkeypatch)
@@ -276,6 +278,13 @@ def test_the_baseline_is_timed_in_the_candidates_process_before_the_candidate_is
     probing = [op for op, _ in candidate[builds[0] + 1:builds[1]]]
     assert "time" in probing and "call" not in probing, probing       # the baseline timed, nothing checked
     assert candidate[builds[1] + 1:] and all(op != "build" for op, _ in candidate[builds[1] + 1:])
+    baseline = [(op, probe) for op, role, probe in events if role == "baseline"]
+    own = [i for i, (op, _) in enumerate(baseline) if op == "build"]
+    assert [baseline[i] for i in own] == [("build", True), ("build", False)], baseline
+    before_own = [op for op, _ in baseline[:own[1]]]
+    assert "time" in before_own and "call" not in before_own, before_own   # quickest + the offset, no correctness
+    at = [i for i, (op, role, _) in enumerate(events) if role == "baseline" and op in ("build", "call")]
+    assert [events[i][0] for i in at][:3] == ["build", "build", "call"]    # its own copy before any call
     record = [json.loads(line) for line in trace.read_text().splitlines() if '"process_offset"' in line][-1]
     # measured on the config whose baseline call was the quickest of the estimates made first
     configs = load_task(tasks_root / SCALE, tasks_root).configs("seen")
@@ -497,3 +506,27 @@ def test_no_arena_on_the_cpu_unless_asked(tasks_root, tmp_path, monkeypatch):
                          splits=("seen",))
     assert ev.correct("seen") and "arena" not in ev.timing_method
     assert not any(op == "arena" for op, _, _ in events)
+
+
+def test_the_judge_times_the_rounds_more_rounds_asks_for(tasks_root, tmp_path, monkeypatch):
+    """When timing.more_rounds asks for more rounds once the planned ones are done, both kernels are
+    timed in that many more, alternating as before, and the trace says how many were planned."""
+    import json
+    from runner.evaluator import timing
+    asked = []
+
+    def more(base_rounds, cand_rounds, planned):
+        asked.append(len(base_rounds))
+        return 3 if len(base_rounds) == planned else 0
+    monkeypatch.setattr(timing, "more_rounds", more)
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv("GAUNTLET_JUDGE_TRACE", str(trace))
+    monkeypatch.setenv("GAUNTLET_JUDGE_TRACE_SAMPLES", "1")
+    ev = evaluate_source(tasks_root, tmp_path, (tasks_root / SCALE / "solution" / "kernel.py").read_text(),
+                         splits=("seen",))
+    assert ev.correct("seen")
+    timed = [json.loads(line) for line in trace.read_text().splitlines() if '"round_samples"' in line]
+    assert timed and all(d["rounds"] == d["planned"] + 3 for d in timed), [(d["rounds"], d["planned"]) for d in timed]
+    for d in timed:
+        assert all(len(d["round_samples"][k]) == d["rounds"] for k in ("baseline", "candidate"))
+        assert len(d["first"]) == d["rounds"]

@@ -91,3 +91,34 @@ def test_a_baseline_slowed_in_a_minority_of_rounds_moves_less_than_a_mean_would(
     slowed = stats([x for r in b for x in r], rounds=b)
     assert statistics.fmean(slowed.round_ms) / statistics.fmean(clean.round_ms) - 1 > 0.10
     assert slowed.time_ms / clean.time_ms - 1 < 0.07
+
+
+def _rounds_with_spread(n, spread_ms, rng, base_ms=0.0088, reps=25):
+    """n rounds of both kernels at one shared level per round (`spread_ms` apart between rounds,
+    the same for both), each kernel's own round mean moved by `spread_ms` of noise of its own."""
+    base, cand = [], []
+    for _ in range(n):
+        level = base_ms + rng.gauss(0.0, spread_ms)
+        base.append([level + rng.gauss(0.0, spread_ms) + rng.gauss(0.0, 1e-5) for _ in range(reps)])
+        shift = rng.gauss(0.0, spread_ms)
+        cand.append([level + shift + rng.gauss(0.0, 1e-5) for _ in range(reps)])
+    return base, cand
+
+
+def test_rounds_that_spread_widely_get_more_of_them_up_to_the_cap():
+    """timing.more_rounds: quiet rounds get none; rounds whose differences spread (an 8.8 us call
+    0.4 us apart between rounds) get as many again, until ROUND_EXTENSION x the planned ones."""
+    from runner.evaluator.timing import ROUND_EXTENSION, more_rounds
+    rng = random.Random(3)
+    quiet = _rounds_with_spread(20, 0.000005, rng)
+    assert more_rounds(*quiet, planned=20) == 0
+    noisy = _rounds_with_spread(20, 0.0004, rng)
+    assert more_rounds(*noisy, planned=20) == 20
+    longer = _rounds_with_spread(20 * ROUND_EXTENSION - 10, 0.0004, rng)
+    assert more_rounds(*longer, planned=20) == 10
+    capped = _rounds_with_spread(20 * ROUND_EXTENSION, 0.0004, rng)
+    assert more_rounds(*capped, planned=20) == 0
+    early = _rounds_with_spread(12, 0.0004, rng)
+    assert more_rounds(*early, planned=20) == 0                      # only once the planned ones are done
+    one_each = ([[x[0]] for x in noisy[0]], [[x[0]] for x in noisy[1]])
+    assert more_rounds(*one_each, planned=20) == 0                   # the CPU's rounds: one sample each

@@ -948,7 +948,8 @@ class Judge:
         gaps = {name: [] for name in runners}
         walls = {name: [] for name in runners}     # (judge's ms, n, sum of samples ms) per batch
         orders = []
-        for round_index in range(rounds):
+        planned, round_index = rounds, 0
+        while round_index < rounds:
             last_round = round_index == rounds - 1
             # Which runner goes first is drawn per round: a fixed order gives one of them the same
             # neighbour every round (what ran just before, the judge's check and freeze between), and
@@ -960,7 +961,7 @@ class Judge:
             common.update(_placement(layout, self.rng))
             for name, runner in order:
                 by_round[name].append([])
-                left = 1 if cpu else timing.reps_per_round(estimate[name], rounds)
+                left = 1 if cpu else timing.reps_per_round(estimate[name], planned)
                 while left:
                     n = min(left, capacity)
                     left -= n
@@ -979,6 +980,9 @@ class Judge:
                         with self.phases("timing: repetition checks"):
                             self._check_repetition(runner, args, expected, seed, reply["digests"])
                     runner.request({"op": "release"})
+            round_index += 1
+            if round_index == rounds:     # a config whose rounds spread widely: more of them (none on the CPU)
+                rounds += timing.more_rounds(by_round["baseline"], by_round["candidate"], planned)
         timed = {name: timing.stats([x for r in by_round[name] for x in r], 0, gaps[name], by_round[name])
                  for name in runners}
         timed["candidate"] = timing.paired(timed["baseline"], timed["candidate"])
@@ -993,7 +997,7 @@ class Judge:
                 fh.write(json.dumps({"config": config.name, "probe": probe, "walls": walls, "first": orders, "pad_ms": pad,
                                                    "cycles_per_ms": common.get("cycles_per_ms"),
                                                    "time_ms": {k: v.time_ms for k, v in timed.items()},
-                                                   "gap_ms": {k: v.gap_ms for k, v in timed.items()}, "rounds": rounds,
+                                                   "gap_ms": {k: v.gap_ms for k, v in timed.items()}, "rounds": rounds, "planned": planned,
                                                    # other statistics of the same samples (bench: the A/B of timing.stats)
                                                    "plain_median_ms": {k: statistics.median(v.all_ms) for k, v in timed.items()},
                                                    "round_samples": by_round if os.environ.get("GAUNTLET_JUDGE_TRACE_SAMPLES") else None}) + "\n")
@@ -1431,7 +1435,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             if role == "baseline" and task.baseline_is_reference:
                 shutil.copyfile(task.reference, tree / task.reference.name)
             probe = None
-            if role == "candidate" and offset_pass:      # the baseline's files, built there first
+            if offset_pass:      # the baseline's files, built there first (in both runners: settle)
                 probe = {"tree": scratch / "baseline", **_runner_spec(task, language, "baseline")}
             runner = RunnerClient(isolation, tree, device=device, role=role, probe=probe,
                                   **_runner_spec(task, language, role))
@@ -1446,9 +1450,16 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             runner.close()
             _wait_gone(members)
 
-        def settle(runner: RunnerClient, probe_reply: dict) -> dict:
+        def settle(runner: RunnerClient, probe_reply: dict, baseline_too: bool = True) -> dict:
             """The candidate's runner after its probe build: its process offset measured, then
-            the candidate built in it (replacing the baseline). The candidate's build reply."""
+            the candidate built in it (replacing the baseline). The candidate's build reply.
+
+            `baseline_too`: the baseline's runner, which built a probe copy of its own first, loads
+            its own copy at the same moment, so both processes go through the same loads between
+            the offset and the timing: on an H100 the second native module a runner loaded moved
+            its launches by +0.04 to +0.08 us, every time, the offset's whole error on a 2.6 us call
+            (docs/results/gpu-2026-11-27d.md). A candidate's runner started again after a crash
+            comes without it: the baseline's own copy is loaded by then."""
             if probe_reply.get("compiled") is True:
                 try:
                     with phases("timing: process offset"):
@@ -1465,7 +1476,15 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 flags.append("note: the baseline did not build in the candidate's runner; baseline "
                              "times are from the baseline's own process")
             with phases("candidate build"):
-                return _build(runner)
+                if not baseline_too:
+                    return _build(runner)
+                with ThreadPoolExecutor(max_workers=1) as pool:
+                    own = pool.submit(_build, baseline)
+                    reply = _build(runner)
+                    if not own.result().get("compiled"):
+                        raise TaskBroken("the baseline did not build its own copy after its probe copy: "
+                                         + str(own.result().get("log", ""))[-1500:])
+                return reply
 
         # The runners start first: each imports torch and what its guards need (seconds) while the
         # judge starts up and waits for the device. Nothing touches the GPU before their build,
@@ -1498,8 +1517,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             # Both runners build at once (nvcc takes seconds each); neither sees the other. With the
             # offset pass the candidate's runner builds the baseline first, and its own kernel after.
             with phases("runner start+build"), ThreadPoolExecutor(max_workers=len(runners)) as pool:
-                builds = {runner: pool.submit(_build, runner, runner is candidate and offset_pass)
-                          for runner in runners}
+                builds = {runner: pool.submit(_build, runner, offset_pass) for runner in runners}
                 if offset_pass and builds[baseline].result().get("compiled"):
                     first = judge.quickest(baseline, every)
                 builds = {runner: future.result() for runner, future in builds.items()}
@@ -1509,7 +1527,12 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 evaluation.error = f"task: {evaluation.task_error}"
                 return evaluation
             if candidate is not None:
-                reply = settle(candidate, builds[candidate]) if offset_pass else builds[candidate]
+                try:
+                    reply = settle(candidate, builds[candidate]) if offset_pass else builds[candidate]
+                except TaskBroken as exc:
+                    evaluation.task_error = str(exc)
+                    evaluation.error = f"task: {exc}"
+                    return evaluation
                 evaluation.compile_log = str(reply.get("log", ""))[-8000:]
                 if reply.get("compiled") is True:
                     evaluation.compiled = True
@@ -1542,7 +1565,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                             retire(candidate)    # what it left running is gone before its successor is timed
                             candidate = start("candidate", candidate_dir)     # a crash fails this config only
                             reply = _build(candidate, offset_pass)
-                            if (settle(candidate, reply) if offset_pass else reply).get("compiled") is not True:
+                            if (settle(candidate, reply, False) if offset_pass else reply).get("compiled") is not True:
                                 candidate = None
                         if baseline.proc.poll() is not None:
                             evaluation.error = f"the baseline runner died: {exc}"[:500]

@@ -62,6 +62,11 @@ CPU_FLUSH_BYTES = 4 * 1024 * 1024     # evicts a CPU L2; CPU times are not meani
 # averages out: a config gets as many rounds of at least ROUND_REPS repetitions as its share of
 # repetitions allows, from ROUNDS to MAX_ROUNDS (docs/results/gpu-2026-11-27b.md).
 ROUNDS, MAX_ROUNDS, ROUND_REPS = 5, 20, 25
+# ... and a config whose round differences spread widely gets more rounds, up to ROUND_EXTENSION
+# times as many, until the standard error of their median is within ROUND_SE_TARGET of the
+# baseline's figure (an H100: an 8.8 us call whose rounds spread 0.4 us, five times its
+# neighbours', read 4.3 % off after 20 rounds: docs/results/gpu-2026-11-27c.md).
+ROUND_SE_TARGET, ROUND_EXTENSION = 0.005, 3
 TARGET_SECONDS_PER_KERNEL = 0.4
 MIN_REPS, MAX_REPS = 50, 500
 WARMUP_CALLS = 5
@@ -141,6 +146,23 @@ def stats(name_samples: list[float], escaped: int = 0, gaps=(), rounds: list[lis
     mean = statistics.fmean(s)
     cv = statistics.pstdev(s) / mean if mean > 0 and len(s) > 1 else 0.0
     return Timed(figure, len(s), iqr, cv, escaped, statistics.median(gaps) if gaps else 0.0, s, per_round)
+
+
+def more_rounds(base_rounds: list[list[float]], cand_rounds: list[list[float]], planned: int) -> int:
+    """Rounds to add once `planned` or more are done: none while the median of the round differences
+    is known to ROUND_SE_TARGET of the baseline's figure (its standard error from their spread), or
+    once ROUND_EXTENSION x `planned` are done; else up to `planned` more. Either kernel can only
+    widen its rounds' spread, which buys it nothing but more of them."""
+    n = len(base_rounds)
+    if n < max(2, planned) or n >= planned * ROUND_EXTENSION or len(cand_rounds) != n \
+            or min(len(r) for r in (*base_rounds, *cand_rounds)) < MIN_ROUND_SAMPLES:
+        return 0
+    base = [trimmed_mean(r) for r in base_rounds]
+    diffs = [trimmed_mean(c) - b for b, c in zip(base, cand_rounds)]
+    standard_error = 1.2533 * statistics.stdev(diffs) / math.sqrt(n)     # of a median, near-normal rounds
+    if standard_error <= ROUND_SE_TARGET * statistics.median(base):
+        return 0
+    return min(planned, planned * ROUND_EXTENSION - n)
 
 
 def paired(base: Timed, cand: Timed) -> Timed:
