@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -49,13 +48,10 @@ from runner.evaluator.isolation import choose  # noqa: E402
 from runner.task import load_task  # noqa: E402
 
 
-def offset_us(judge, baseline, probe, config) -> tuple[float, float]:
-    """The process offset on `config` (us, the judge's statistic) and a standard error from the
-    spread of its round differences."""
-    base, other, _ = judge.time(baseline, probe, config, probe=True)
+def difference_us(base, other) -> tuple[float, float]:
+    """`other`'s figure less `base`'s (us), and the standard error of that median round difference."""
     diffs = [c - b for b, c in zip(base.round_ms, other.round_ms)]
-    se = 1000 * 1.25 * statistics.stdev(diffs) / len(diffs) ** 0.5 if len(diffs) > 1 else 0.0
-    return 1000 * (other.time_ms - base.time_ms), se
+    return 1000 * (other.time_ms - base.time_ms), 1000 * timing.median_standard_error(diffs)
 
 
 def one_pair(task, device: str, log, symmetric: bool = False) -> list[dict]:
@@ -91,13 +87,9 @@ def one_pair(task, device: str, log, symmetric: bool = False) -> list[dict]:
 
             def measure(step: str, seconds: float, checked: bool = False) -> None:
                 nonlocal last
-                if checked:
-                    base, cand, _ = judge.time(baseline, candidate, first)
-                    diffs = [c - b for b, c in zip(base.round_ms, cand.round_ms)]
-                    value = 1000 * (cand.time_ms - base.time_ms)
-                    se = 1000 * 1.25 * statistics.stdev(diffs) / len(diffs) ** 0.5 if len(diffs) > 1 else 0.0
-                else:
-                    value, se = offset_us(judge, baseline, candidate, first)
+                # checked: timed as a candidate's stage times it; else as the offset is (no checks)
+                base, other, _ = judge.time(baseline, candidate, first, probe=not checked)
+                value, se = difference_us(base, other)
                 step_us = None if last is None else value - last
                 last = value
                 rows.append({"task": task.id, "config": first.name, "step": step, "offset_us": value,

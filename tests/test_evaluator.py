@@ -513,10 +513,8 @@ def test_the_judge_times_the_rounds_more_rounds_asks_for(tasks_root, tmp_path, m
     timed in that many more, alternating as before, and the trace says how many were planned."""
     import json
     from runner.evaluator import timing
-    asked = []
 
     def more(base_rounds, cand_rounds, planned):
-        asked.append(len(base_rounds))
         return 3 if len(base_rounds) == planned else 0
     monkeypatch.setattr(timing, "more_rounds", more)
     trace = tmp_path / "trace.jsonl"

@@ -1481,9 +1481,10 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 with ThreadPoolExecutor(max_workers=1) as pool:
                     own = pool.submit(_build, baseline)
                     reply = _build(runner)
-                    if not own.result().get("compiled"):
-                        raise TaskBroken("the baseline did not build its own copy after its probe copy: "
-                                         + str(own.result().get("log", ""))[-1500:])
+                    own = own.result()
+                if not own.get("compiled"):
+                    raise TaskBroken("the baseline did not build its own copy after its probe copy: "
+                                     + str(own.get("log", ""))[-1500:])
                 return reply
 
         # The runners start first: each imports torch and what its guards need (seconds) while the

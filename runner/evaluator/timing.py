@@ -148,6 +148,11 @@ def stats(name_samples: list[float], escaped: int = 0, gaps=(), rounds: list[lis
     return Timed(figure, len(s), iqr, cv, escaped, statistics.median(gaps) if gaps else 0.0, s, per_round)
 
 
+def median_standard_error(values: list[float]) -> float:
+    """The standard error of the median of `values` (near-normal), from their spread; 0 for fewer than 2."""
+    return 1.2533 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+
+
 def more_rounds(base_rounds: list[list[float]], cand_rounds: list[list[float]], planned: int) -> int:
     """Rounds to add once `planned` or more are done: none while the median of the round differences
     is known to ROUND_SE_TARGET of the baseline's figure (its standard error from their spread), or
@@ -159,8 +164,7 @@ def more_rounds(base_rounds: list[list[float]], cand_rounds: list[list[float]], 
         return 0
     base = [trimmed_mean(r) for r in base_rounds]
     diffs = [trimmed_mean(c) - b for b, c in zip(base, cand_rounds)]
-    standard_error = 1.2533 * statistics.stdev(diffs) / math.sqrt(n)     # of a median, near-normal rounds
-    if standard_error <= ROUND_SE_TARGET * statistics.median(base):
+    if median_standard_error(diffs) <= ROUND_SE_TARGET * statistics.median(base):
         return 0
     return min(planned, planned * ROUND_EXTENSION - n)
 
