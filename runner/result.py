@@ -32,6 +32,8 @@ class ConfigResult:
     baseline_ms: float | None = None   # with baseline_offset_ms added where it was measured
     candidate_ms: float | None = None
     speedup: float | None = None     # baseline_ms / candidate_ms, only when correct
+    # a 95 % interval for `speedup` (bootstrap over the paired rounds: evaluator/timing.speedup_interval)
+    speedup_ci95: list[float] | None = None
     baseline_iqr_ms: float | None = None
     candidate_iqr_ms: float | None = None
     baseline_cv: float | None = None   # coefficient of variation of the timed repetitions

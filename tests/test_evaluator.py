@@ -79,6 +79,9 @@ def test_speedup_only_for_correct_configs(tasks_root, tmp_path):
     assert ev.correct("seen") and ev.speedup("seen") > 0 and not ev.timing_meaningful
     for row in ev.configs:
         assert row.speedup == pytest.approx(row.baseline_ms / row.candidate_ms)
+        # every speedup carries its 95 % interval, around it (issue 30)
+        lo, hi = row.speedup_ci95
+        assert 0 < lo <= hi and lo <= row.speedup * 1.0001 and row.speedup <= hi * 1.0001
 
 
 def test_fast_comparison_accepts_and_rejects_exactly_like_isclose(tasks_root):

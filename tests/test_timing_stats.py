@@ -3,7 +3,7 @@ kernel's calls landing in a few levels, a candidate fast in a few rounds only.""
 import random
 import statistics
 
-from runner.evaluator.timing import paired, stats
+from runner.evaluator.timing import paired, speedup_interval, stats
 
 TICK_MS = 0.000032           # an H100's event clock: 32 ns
 
@@ -122,3 +122,34 @@ def test_rounds_that_spread_widely_get_more_of_them_up_to_the_cap():
     assert more_rounds(*early, planned=20) == 0                      # only once the planned ones are done
     one_each = ([[x[0]] for x in noisy[0]], [[x[0]] for x in noisy[1]])
     assert more_rounds(*one_each, planned=20) == 0                   # the CPU's rounds: one sample each
+
+
+def test_the_speedup_interval_holds_the_figure_and_narrows_with_steadier_rounds():
+    rng = random.Random(5)
+    widths = []
+    for noise in (0.0005, 0.00005):
+        base_rounds = [[0.010 + rng.gauss(0, noise) for _ in range(25)] for _ in range(12)]
+        cand_rounds = [[0.008 + rng.gauss(0, noise) for _ in range(25)] for _ in range(12)]
+        base, cand = figures(base_rounds, cand_rounds)
+        lo, hi = speedup_interval(base, cand)
+        point = base.time_ms / cand.time_ms
+        assert lo <= point <= hi and lo < 1.25 < hi
+        assert speedup_interval(base, cand) == (lo, hi)      # seeded: the same samples, the same interval
+        widths.append(hi - lo)
+    assert widths[1] < widths[0] / 3
+
+
+def test_a_noops_interval_holds_one_and_a_real_gap_excludes_it():
+    rng = random.Random(8)
+    base_rounds = round_samples(0.004, [rng.uniform(0, 0.0007) for _ in range(16)], rng)
+    noop_rounds = [[x + rng.gauss(0, 0.00002) for x in r] for r in base_rounds]
+    lo, hi = speedup_interval(*figures(base_rounds, noop_rounds))
+    assert lo < 1.0 < hi
+    slower = [[x * 1.2 for x in r] for r in base_rounds]
+    lo, hi = speedup_interval(*figures(base_rounds, slower))
+    assert hi < 1.0
+
+
+def test_no_interval_from_fewer_than_three_pairs():
+    base, cand = figures([[0.01] * 25, [0.01] * 25], [[0.02] * 25, [0.02] * 25])
+    assert speedup_interval(base, cand) is None

@@ -53,6 +53,7 @@ from ..task import Config, Task
 from . import arena, protocol, static_checks, timing
 from .gpulock import exclusive_device
 from .isolation import Isolation, IsolationError, choose, prepare_workdir
+from .procwatch import ProcessWatch
 from .protocol import ProtocolError, Shared
 
 CORRECTNESS_SEEDS = {"gpu": (0, 1, 2, 3, 4), "cpu": (0, 1)}   # KernelBench uses 5 trials
@@ -246,6 +247,16 @@ class RunnerClient:
             runner_end.close()
         self.sock = judge_end
         self.last_digest_seed = 0
+        # The candidate's sandbox watched from outside for the runner's whole life (procwatch.py):
+        # a worker started at import, at build or in a call is a finding however the runner's own
+        # Python was changed. The baseline runs the task's own code: nothing to watch there.
+        self.watch = None
+        self.loaded = False        # its own kernel built and loaded (_build)
+        self.outside_findings: list[str] = []
+        if role == "candidate":
+            own_uid = isolation.runner_uid(role) if isolation.mode in ("setpriv", "unshare") and os.geteuid() == 0 else None
+            self.watch = ProcessWatch(self.proc.pid, str(self.workdir), members=self.members if self.uid is not None else None,
+                                      runner_uid=own_uid).start()
         self.op_seconds: dict[str, float] = defaultdict(float)   # as the runner reports them (a record only)
 
     def request(self, message: dict, fds=()) -> dict:
@@ -367,6 +378,13 @@ class RunnerClient:
             pass
 
     def close(self) -> None:
+        if self.watch is not None:
+            filtered = self.watch.runner_filtered()
+            self.outside_findings = self.watch.stop()
+            if filtered is False and self.loaded:
+                self.outside_findings.append("note: the candidate's runner ran without its fork filter (nofork.py): "
+                                             "only the judge's process watch looked for other processes")
+            self.watch = None
         if self.proc.poll() is None:
             try:
                 self.sock.settimeout(TIMEOUTS_S["exit"])
@@ -1242,6 +1260,7 @@ class Judge:
                 row.candidate_ms = max(row.candidate_ms, cand.time_ms + excess_gap)
             if row.candidate_ms > 0 and math.isfinite(row.candidate_ms):
                 row.speedup = row.baseline_ms / row.candidate_ms
+                row.speedup_ci95 = _interval(row, base, cand)
                 if row.speedup > self.max_speedup and config.split == SPLIT_DRAWN:
                     # The task author vetted the seen and hidden configs, not a drawn shape, where the
                     # baseline itself can be pathological.
@@ -1251,6 +1270,19 @@ class Judge:
                     row.flags.append(f"excessive_speedup: {row.speedup:.1f}x > {self.max_speedup:g}x "
                                      f"on {config.name}")
         return row
+
+
+def _interval(row: ConfigResult, base, cand) -> list[float] | None:
+    """The 95 % interval of the row's speedup from its rounds, moved with any correction the judge
+    made to the candidate's figure (its own clock, the sync gap): the interval is of the samples'
+    ratio, scaled onto the speedup that stands."""
+    offset = row.baseline_offset_ms or 0.0
+    interval = timing.speedup_interval(base, cand, offset)
+    point = (base.time_ms + offset) / max(cand.time_ms, timing.EVENT_RESOLUTION_MS)
+    if interval is None or not point > 0:
+        return None
+    scale = row.speedup / point
+    return [round(interval[0] * scale, 4), round(interval[1] * scale, 4)]
 
 
 # -- the evaluation ----------------------------------------------------------------------------------
@@ -1373,7 +1405,9 @@ def _build(runner: RunnerClient, probe: bool = False) -> dict:
     """The runner's build reply (with `probe`, of the baseline's copy in a candidate's runner); a
     runner that died building (an import that exits) did not build."""
     try:
-        return runner.request({"op": "build", "probe": True} if probe else {"op": "build"})
+        reply = runner.request({"op": "build", "probe": True} if probe else {"op": "build"})
+        runner.loaded = runner.loaded or (not probe and reply.get("compiled") is True)
+        return reply
     except RunnerFailed as exc:
         return {"ok": False, "compiled": False, "log": str(exc)}
 
@@ -1405,6 +1439,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
     configs = {split: list(drawn) if split == "drawn" else task.configs(split) for split in splits}
     flags: list[str] = []
     runners: list[RunnerClient] = []
+    started_runners: list[RunnerClient] = []     # every runner ever started, for what was seen of it from outside
     judge: Judge | None = None
     scratch = Path(tempfile.mkdtemp(prefix="gauntlet-judge-"))
     phases = Phases()
@@ -1440,6 +1475,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             runner = RunnerClient(isolation, tree, device=device, role=role, probe=probe,
                                   **_runner_spec(task, language, role))
             runners.append(runner)
+            started_runners.append(runner)
             return runner
 
         def retire(runner: RunnerClient) -> None:
@@ -1621,6 +1657,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 fh.write(json.dumps({"task": task.id, "phases_s": dict(phases.seconds),
                                      "process_offset": judge.offset_record if judge else {},
                                      "baseline_offset_ms": judge.baseline_offset_ms if judge else None}) + "\n")
+    for runner in started_runners:
+        flags += runner.outside_findings
     changed = [p for p, h in task_digest(folders).items() if digest_before.get(p) != h]
     changed += [p for p in digest_before if not Path(p).exists()]
     if changed:

@@ -61,6 +61,7 @@ class Runner:
         self.arena = None              # the judge's arena for the current config (arena.py), mapped here
         self._outputs_at: list | None = None   # where this batch's native outputs go in it
         self.profiler_attached = False  # _attach_profiler ran
+        self.fork_filter = None         # "on", or why nofork.install could not put it on
 
     # -- build ---------------------------------------------------------------------------------------
     def build(self, msg, _fds) -> dict:
@@ -81,8 +82,10 @@ class Runner:
             if a.language not in ("triton", "python"):
                 self.compiled = pool.submit(self._compile, a.language, Path(a.tree), a.entry, a.flag)
             self.probe_path = a.probe_tree
+            # the baseline's own files, trusted: loaded with no fork filter yet, since the kernel's
+            # compile still runs beside it and nvcc forks (the filter comes at the kernel's own build)
             return self._load(Path(a.probe_tree), a.probe_language, a.probe_entry, a.probe_symbol, a.probe_flag,
-                              "baseline")
+                              "baseline", forbid_fork=False)
 
     def _attach_profiler(self) -> None:
         """One empty profiler session before anything is built or timed, in every runner alike.
@@ -111,19 +114,23 @@ class Runner:
         arch = device_arch(self.device) if self.device != "cpu" else "native"
         return compile_native(language, tree, entry, arch, tuple(flags or ()))
 
-    def _load(self, tree, language: str, entry: str, symbol: str, flags, name: str, compiled=None) -> dict:
+    def _load(self, tree, language: str, entry: str, symbol: str, flags, name: str, compiled=None,
+              forbid_fork: bool = True) -> dict:
         """Import a Python kernel, or compile (unless `compiled`, a future of that) and load a native one."""
         from .build import CompileError, load_native, load_python
         self.language = language
         log = ""
         protocol.strict_float32()       # before the kernel (or the reference) is imported
         try:
+            if language not in ("triton", "python"):
+                library, log = compiled.result() if compiled is not None else self._compile(language, tree, entry, flags)
+            if forbid_fork:
+                self._forbid_fork()
             if language in ("triton", "python"):
                 if language == "triton" and self.device == "cpu":
                     os.environ.setdefault("TRITON_INTERPRET", "1")
                 self.kernel = load_python(tree / entry, symbol, name)
             else:
-                library, log = compiled.result() if compiled is not None else self._compile(language, tree, entry, flags)
                 self.kernel = load_native(library, symbol, name)
         except CompileError as exc:
             return {"ok": True, "compiled": False, "log": str(exc)[-16000:]}
@@ -131,6 +138,16 @@ class Runner:
             from .guard import LaunchCounter
             LaunchCounter.install()
         return {"ok": True, "compiled": True, "log": log[-16000:]}
+
+    def _forbid_fork(self) -> None:
+        """The fork filter (nofork.py), once, before any kernel's code is loaded in this process and
+        after every compile it runs: both runners alike."""
+        if self.fork_filter is not None:
+            return
+        from . import nofork
+        self.fork_filter = nofork.install() or "on"
+        if self.fork_filter != "on":
+            print(f"runner: {self.fork_filter}", file=sys.stderr)
 
     def _forget_probe(self) -> None:
         """The baseline loaded for the probe is dropped before the kernel itself is imported: its

@@ -1,0 +1,187 @@
+"""The candidate's sandbox seen from outside: which processes run in it (judge side).
+
+A kernel runner is one Python process. Anything else that runs in the candidate's sandbox while its
+kernel is served is either a compiler the runner started (nvcc and what it runs, Triton's ptxas and
+the C compiler it builds its launcher with) or work the candidate moved where no watch of the
+runner's looks and no timed span reaches: a `torch.utils.data.DataLoader` worker, a
+`multiprocessing` pool, a program it compiled or wrote. The runner cannot fork a copy of itself
+(nofork.py); what it can still start is another program, and this watch, a thread of the judge's
+reading /proc, sees each one: it is not in the candidate's process, so nothing the candidate does
+to its own Python reaches it.
+
+What is allowed: the sandbox's wrappers (bwrap, unshare, setpriv), the runner itself (the first
+process running the judge's own interpreter), and toolchain programs by name whose file is the one
+at that path outside the sandbox and not in a writable place (a program named `ptxas` in the
+sandbox's /tmp is not the toolchain's). Everything else, a second Python included, is a finding.
+A look every PERIOD_S: a program that starts Python takes far longer than that to do anything;
+a second Python is named once it has been one for EXEC_GRACE_S (a child between fork and exec is
+one for microseconds).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import threading
+import time
+from collections.abc import Callable
+
+PERIOD_S = 0.01
+EXEC_GRACE_S = 0.05
+WRAPPERS = ("bwrap", "unshare", "setpriv")
+# what nvcc, hipcc, Triton's JIT (ptxas, its launcher's cc) and their drivers run
+TOOLCHAIN = frozenset((
+    "nvcc", "cicc", "ptxas", "fatbinary", "nvlink", "cudafe++", "cuobjdump", "nvdisasm", "nvptx-link",
+    "gcc", "g++", "cc", "c++", "cpp", "cc1", "cc1plus", "as", "ld", "ld.bfd", "ld.gold", "collect2", "lto-wrapper",
+    "clang", "clang++", "clang-offload-bundler", "lld", "ld.lld", "hipcc", "hipconfig", "amdclang", "amdclang++",
+    "x86_64-linux-gnu-gcc", "x86_64-linux-gnu-g++", "x86_64-linux-gnu-as", "x86_64-linux-gnu-ld",
+    "x86_64-linux-gnu-gcc-12", "x86_64-linux-gnu-g++-12", "gcc-12", "g++-12", "cpp-12",
+    "sh", "dash", "bash", "ldconfig", "ldconfig.real", "uname", "which",
+))
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                found.extend(int(k) for k in fh.read().split())
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] in ("Z", "X", "x")
+    except (OSError, IndexError):
+        return True          # gone: nothing runs
+
+
+class ProcessWatch:
+    """Samples the process tree under `root` (or, where `members` is given, that list: the setpriv
+    mode's processes are found by uid) from a thread of the judge's until `stop`."""
+
+    def __init__(self, root: int, workdir: str, members: Callable[[], list[int]] | None = None,
+                 runner_uid: int | None = None, period_s: float = PERIOD_S):
+        self.root, self.workdir, self.members, self.period_s = root, os.path.realpath(workdir), members, period_s
+        self.runner_uid = runner_uid     # where the runner has a uid of its own (unshare as root, setpriv)
+        self.interpreter = _identity(sys.executable)
+        self.wrappers = {ident for name in WRAPPERS if (path := shutil.which(name)) and (ident := _identity(path))}
+        self.findings: list[str] = []
+        self.looks = 0
+        self._seen: set[tuple[int, str]] = set()
+        self._python_since: dict[int, float] = {}
+        self._runner: int | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> "ProcessWatch":
+        self._thread = threading.Thread(target=self._loop, name="gauntlet-process-watch", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> list[str]:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self.look()
+        return list(self.findings)
+
+    def runner_filtered(self) -> bool | None:
+        """Whether the runner process is under a seccomp filter, as the kernel reports it (None:
+        the runner was not found, or is gone)."""
+        if self._runner is None:
+            return None
+        try:
+            with open(f"/proc/{self._runner}/status") as fh:
+                for line in fh:
+                    if line.startswith("Seccomp:"):
+                        return line.split()[1] == "2"
+        except (OSError, IndexError):
+            return None
+        return None
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.period_s):
+            self.look()
+
+    def _tree(self) -> list[int]:
+        if self.members is not None:
+            return self.members()
+        order, stack, seen = [], [self.root], set()
+        while stack:
+            pid = stack.pop(0)
+            if pid in seen:
+                continue
+            seen.add(pid)
+            order.append(pid)
+            stack.extend(_children(pid))
+        return order
+
+    def look(self) -> None:
+        """One look at every process of the sandbox; each foreign one is a finding, once."""
+        self.looks += 1
+        for pid in self._tree():
+            if pid == self._runner or _zombie(pid):
+                continue
+            verdict = self.judge(pid)
+            if verdict is None:
+                continue
+            if verdict.startswith("a second Python"):
+                # A child between its fork and its exec still runs the interpreter: a compiler the
+                # runner starts looks so for microseconds. Python still there EXEC_GRACE_S later is
+                # a worker.
+                first = self._python_since.setdefault(pid, time.monotonic())
+                if time.monotonic() - first < EXEC_GRACE_S:
+                    continue
+            key = (pid, verdict)
+            if key not in self._seen:
+                self._seen.add(key)
+                self.findings.append(f"foreign_process: {verdict} ran in the candidate's sandbox while its kernel "
+                                     f"was served (pid {pid}): work outside the runner, where no watch or timed "
+                                     "span reaches")
+
+    def judge(self, pid: int) -> str | None:
+        """None when `pid` may run in the sandbox, else what it is."""
+        try:
+            path = os.readlink(f"/proc/{pid}/exe")
+        except OSError:
+            return None if _zombie(pid) else "a process the judge cannot inspect"
+        ident = _identity(f"/proc/{pid}/exe")
+        name = os.path.basename(path)
+        if ident is not None and ident == self.interpreter:
+            if self._runner is None:
+                self._runner = pid            # the first Python down the tree is the runner itself
+                return None
+            return f"a second Python process ({name})"
+        if ident is not None and ident in self.wrappers:
+            return None
+        if name in TOOLCHAIN and not path.endswith(" (deleted)") and self._outside_sandbox(path, ident):
+            return None
+        return f"the program {name!r}"
+
+    def _outside_sandbox(self, path: str, ident) -> bool:
+        """`path` names a file that is the same outside the sandbox (bwrap's /tmp is the sandbox's
+        own: a file written there is not at that path outside), is not in the runner's work dir, and
+        is not the runner's own (where it has a uid of its own, a shared /tmp is writable to it)."""
+        real = os.path.realpath(path)
+        if ident is None or real.startswith(self.workdir + os.sep) or _identity(real) != ident:
+            return False
+        try:
+            return self.runner_uid is None or os.stat(real).st_uid != self.runner_uid
+        except OSError:
+            return False
