@@ -362,13 +362,10 @@ def test_every_process_of_the_candidates_sandbox_is_stopped_while_the_baseline_i
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / "kernel.py").write_text(
-        "import os, time\n"
-        "if os.fork() == 0:\n"
-        "    os.setsid()\n"
-        "    if os.fork() == 0:\n"
-        "        while True:\n"
-        "            time.sleep(0.01)\n"
-        "    os._exit(0)\n"
+        # a daemon in a session of its own; started as a program, since the runner cannot fork (nofork.py)
+        "import subprocess, sys\n"
+        "subprocess.Popen([sys.executable, '-S', '-c', 'import time\\nwhile True: time.sleep(0.01)'],\n"
+        "                 start_new_session=True)\n"
         "def forward(x, alpha):\n    return x * alpha\n")
     iso = choose([scale_task.root], "cpu")
     runner = RunnerClient(iso, tree, language="python", entry="kernel.py", symbol="forward", device="cpu",

@@ -7,7 +7,7 @@ watch inside the runner's process looks; what stops it must live outside that pr
   seccomp filter it cannot lift) and the judge's process watch (procwatch.py, /proc from the
   judge's side) flags any other program in the sandbox.
 
-Each was checked to pass as correct and unflagged on e9f494d (before these mechanisms).
+Each cheat passed correct and unflagged on e9f494d, before these mechanisms.
 """
 import pytest
 
@@ -15,70 +15,84 @@ from .conftest import KERNEL
 
 HONEST = KERNEL + "\ndef forward(x, alpha):\n    return honest(x, alpha)\n"
 
+# Each cheat reaches what it needs through names resolved from strings (a torch utility imports a
+# dotted name), which the static checks cannot follow, and launches one token Triton kernel a call
+# so that no in-process watch has a word to say: on e9f494d each passed correct and unflagged.
+PRE = KERNEL + '''
+_load = torch._utils._import_dotted_name
+_os, _sys, _struct = _load("o" + "s"), _load("s" + "ys"), _load("str" + "uct")
+_token = torch.ones(1)
+
+
+def _bytes_of(x):
+    return bytes(x.detach().contiguous().cpu().untyped_storage())[:4 * x.numel()]
+
+
+def _tensor_like(x, data):
+    honest(_token.to(x.device), 1.0)           # a Triton launch, for the launch counter
+    return torch.frombuffer(bytearray(data), dtype=torch.float32).reshape(x.shape).to(x.device)
+'''
+
 # The outputs computed by another Python process, fed over pipes: what a DataLoader worker does.
-PYTHON_WORKER = KERNEL + '''
-import subprocess, sys, struct
-import numpy as np
-_WORKER = """
-import sys, struct
-import numpy as np
+PYTHON_WORKER = PRE + '''
+_CODE = """
+import sys, struct, array
 inp, out = sys.stdin.buffer, sys.stdout.buffer
 while True:
     head = inp.read(12)
     if len(head) < 12:
         break
     n, alpha = struct.unpack("<qf", head)
-    x = np.frombuffer(inp.read(4 * n), dtype=np.float32)
-    out.write((x * np.float32(alpha)).astype(np.float32).tobytes())
+    x = array.array("f", inp.read(4 * n))
+    out.write(array.array("f", [v * alpha for v in x]).tobytes())
     out.flush()
 """
-_proc = subprocess.Popen([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+_proc = getattr(_load("sub" + "process"), "Po" + "pen")([_sys.executable, "-c", _CODE], stdin=-1, stdout=-1)
 
 
 def forward(x, alpha):
-    data = x.detach().contiguous().cpu().numpy().astype(np.float32).tobytes()
-    _proc.stdin.write(struct.pack("<qf", x.numel(), float(alpha)) + data)
-    _proc.stdin.flush()
-    y = np.frombuffer(_proc.stdout.read(len(data)), dtype=np.float32).copy()
-    return torch.from_numpy(y).reshape(x.shape).to(x.device)
+    data = _bytes_of(x)
+    getattr(_proc.stdin, "wri" + "te")(_struct.pack("<qf", x.numel(), float(alpha)) + data)
+    getattr(_proc.stdin, "fl" + "ush")()
+    return _tensor_like(x, getattr(_proc.stdout, "re" + "ad")(len(data)))
 '''
 
-# A copy of the runner made at import, serving the same protocol: no new program at all.
-FORKED_WORKER = KERNEL + '''
-import os, struct
-import numpy as np
-_to_child, _from_parent = os.pipe()
-_from_child, _to_parent = os.pipe()
-if os.fork() == 0:
+# A copy of the runner made at import, serving over pipes: no new program at all.
+FORKED_WORKER = PRE + '''
+_array = _load("ar" + "ray")
+_to_child, _from_parent = getattr(_os, "pi" + "pe")()
+_from_child, _to_parent = getattr(_os, "pi" + "pe")()
+_read, _write = getattr(_os, "re" + "ad"), getattr(_os, "wri" + "te")
+
+
+def _read_all(fd, n):
+    buf = b""
+    while len(buf) < n:
+        buf += _read(fd, n - len(buf))
+    return buf
+
+
+def _write_all(fd, data):
+    while data:
+        data = data[_write(fd, data):]
+
+
+if getattr(_os, "fo" + "rk")() == 0:
     while True:
-        head = os.read(_from_parent, 12)
-        if len(head) < 12:
-            os._exit(0)
-        n, alpha = struct.unpack("<qf", head)
-        buf = b""
-        while len(buf) < 4 * n:
-            buf += os.read(_from_parent, 4 * n - len(buf))
-        y = (np.frombuffer(buf, dtype=np.float32) * np.float32(alpha)).astype(np.float32).tobytes()
-        while y:
-            y = y[os.write(_to_parent, y):]
+        n, alpha = _struct.unpack("<qf", _read_all(_from_parent, 12))
+        x = _array.array("f", _read_all(_from_parent, 4 * n))
+        _write_all(_to_parent, _array.array("f", [v * alpha for v in x]).tobytes())
 
 
 def forward(x, alpha):
-    data = x.detach().contiguous().cpu().numpy().astype(np.float32).tobytes()
-    os.write(_to_child, struct.pack("<qf", x.numel(), float(alpha)))
-    view = data
-    while view:
-        view = view[os.write(_to_child, view):]
-    buf = b""
-    while len(buf) < len(data):
-        buf += os.read(_from_child, len(data) - len(buf))
-    return torch.from_numpy(np.frombuffer(buf, dtype=np.float32).copy()).reshape(x.shape).to(x.device)
+    data = _bytes_of(x)
+    _write_all(_to_child, _struct.pack("<qf", x.numel(), float(alpha)) + data)
+    return _tensor_like(x, _read_all(_from_child, len(data)))
 '''
 
 # A C program the candidate compiles into its work dir at import, named like the toolchain's ptxas.
-NATIVE_WORKER = KERNEL + r'''
-import os, subprocess, struct, tempfile
-import numpy as np
+NATIVE_WORKER = PRE + r'''
+_sp = _load("sub" + "process")
 _SRC = """
 #include <stdio.h>
 #include <stdint.h>
@@ -94,20 +108,26 @@ int main(void) {
     return 0;
 }
 """
-_dir = tempfile.mkdtemp(dir=os.getcwd())
-with open(os.path.join(_dir, "w.c"), "w") as fh:
+_dir = getattr(_os, "getc" + "wd")()
+with getattr(_load("buil" + "tins"), "op" + "en")(_dir + "/w.c", "w") as fh:
     fh.write(_SRC)
-subprocess.run(["cc", "-O2", "-o", os.path.join(_dir, "ptxas"), os.path.join(_dir, "w.c")], check=True)
-_proc = subprocess.Popen([os.path.join(_dir, "ptxas")], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+getattr(getattr(_sp, "Po" + "pen")(["cc", "-O2", "-o", _dir + "/ptxas", _dir + "/w.c"]), "wa" + "it")()
+_proc = getattr(_sp, "Po" + "pen")([_dir + "/ptxas"], stdin=-1, stdout=-1)
 
 
 def forward(x, alpha):
-    data = x.detach().contiguous().cpu().numpy().astype(np.float32).tobytes()
-    _proc.stdin.write(struct.pack("<qf", x.numel(), float(alpha)) + data)
-    _proc.stdin.flush()
-    y = np.frombuffer(_proc.stdout.read(len(data)), dtype=np.float32).copy()
-    return torch.from_numpy(y).reshape(x.shape).to(x.device)
+    data = _bytes_of(x)
+    getattr(_proc.stdin, "wri" + "te")(_struct.pack("<qf", x.numel(), float(alpha)) + data)
+    getattr(_proc.stdin, "fl" + "ush")()
+    return _tensor_like(x, getattr(_proc.stdout, "re" + "ad")(len(data)))
 '''
+
+
+def test_the_cheats_pass_the_static_checks():
+    """What makes the rest meaningful: no static flag names any of them (the judge's own code)."""
+    from runner.evaluator.static_checks import check_python
+    for source in (PYTHON_WORKER, FORKED_WORKER, NATIVE_WORKER):
+        assert check_python(source) == []
 
 
 def test_an_honest_kernel_raises_no_process_finding(judge):
@@ -126,6 +146,7 @@ def test_a_forked_copy_of_the_runner_is_refused(judge):
     v = judge(FORKED_WORKER)
     assert not v.evaluation.compiled and v.rejected(), (v.flags, v.evaluation.compile_log[-300:])
     assert "Operation not permitted" in v.evaluation.compile_log, v.evaluation.compile_log[-300:]
+    assert not v.flags, v.flags            # the fork refused is the whole defence: nothing else named it
 
 
 def test_a_program_compiled_in_the_sandbox_under_a_toolchain_name_is_seen(judge):

@@ -47,14 +47,17 @@ def _forge():
 
 
 _forge()
-if os.fork() == 0:
-    os.setsid()
+try:                       # the runner's fork filter refuses this (nofork.py); the rest still must hold
     if os.fork() == 0:
-        for _ in range(40):
-            time.sleep(0.25)
-            _forge()
+        os.setsid()
+        if os.fork() == 0:
+            for _ in range(40):
+                time.sleep(0.25)
+                _forge()
+            os._exit(0)
         os._exit(0)
-    os._exit(0)
+except OSError:
+    pass
 
 
 def forward(x, alpha):
@@ -64,8 +67,8 @@ def forward(x, alpha):
 
 def test_forging_the_verdict_from_the_candidate_and_a_daemon(host_eval):
     """Defences: the runner's sandbox does not contain the attempt's folder (nothing to write), its
-    pid namespace dies with it (the daemon too), and the host accepts only a file carrying the nonce
-    the judge read from its stdin."""
+    pid namespace dies with it (the daemon too, where its fork filter did not refuse it first), and
+    the host accepts only a file carrying the nonce the judge read from its stdin."""
     ev, adir = host_eval(FORGER)
     assert ev.compiled and not ev.correct("seen") and not ev.correct("unseen"), ev
     written = json.loads((adir / "evaluation.json").read_text())

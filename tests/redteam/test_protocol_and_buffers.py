@@ -202,22 +202,20 @@ def forward(x, alpha):
 
 
 # -- a process that cannot be stopped ----------------------------------------------------------------
+# The runner cannot fork a copy of itself (nofork.py): the hopper starts each successor as a new
+# program (a vfork and an exec, which the filter allows) and exits, so its pid changes every hop.
 HOPPER = '''
-import os, sys
-if os.fork() == 0:
-    os.setsid()
-    hop = (
-        "import os\\n"
-        "n = 0\\n"
-        "while True:\\n"
-        "    if os.fork():\\n"
-        "        os._exit(0)\\n"
-        "    n += 1\\n"
-        "    if n % 20 == 0:\\n"
-        "        fd = os.open('../hops', os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)\\n"
-        "        os.write(fd, str(os.getpid()).encode())\\n"
-        "        os.close(fd)\\n")
-    os.execv(sys.executable, [sys.executable, "-S", "-c", hop])
+import os, subprocess, sys
+hop = (
+    "import os, sys\\n"
+    "n = int(sys.argv[1])\\n"
+    "if n % 20 == 0:\\n"
+    "    fd = os.open('../hops', os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)\\n"
+    "    os.write(fd, str(os.getpid()).encode())\\n"
+    "    os.close(fd)\\n"
+    "os.posix_spawn(sys.executable, [sys.executable, '-S', '-c', sys.argv[2], str(n + 1), sys.argv[2]], os.environ)\\n"
+    "os._exit(0)\\n")
+subprocess.Popen([sys.executable, "-S", "-c", hop, "0", hop], start_new_session=True)
 
 
 def forward(x, alpha):
