@@ -10,12 +10,13 @@ reading /proc, sees each one: it is not in the candidate's process, so nothing t
 to its own Python reaches it.
 
 What is allowed: the sandbox's wrappers (bwrap, unshare, setpriv), the runner itself (the first
-process running the judge's own interpreter), and toolchain programs by name whose file is the one
-at that path outside the sandbox and not in a writable place (a program named `ptxas` in the
-sandbox's /tmp is not the toolchain's). Everything else, a second Python included, is a finding.
+process running the judge's own interpreter), and the system's programs (the file at that path
+outside the sandbox, not in the runner's work dir, not the runner's own: a program named `ptxas`
+in the sandbox's /tmp is not the toolchain's) unless they are interpreters or map a device runtime.
+Everything else, a second Python included, is a finding.
 A look every PERIOD_S: a program that starts Python takes far longer than that to do anything;
-a second Python is named once it has been one for EXEC_GRACE_S (a child between fork and exec is
-one for microseconds).
+a second Python is named once it has been one for GRACE_S (a child between fork and exec is one
+for microseconds).
 """
 from __future__ import annotations
 
@@ -27,17 +28,16 @@ import time
 from collections.abc import Callable
 
 PERIOD_S = 0.01
-EXEC_GRACE_S = 0.05
+GRACE_S = 0.05
 WRAPPERS = ("bwrap", "unshare", "setpriv")
-# what nvcc, hipcc, Triton's JIT (ptxas, its launcher's cc) and their drivers run
-TOOLCHAIN = frozenset((
-    "nvcc", "cicc", "ptxas", "fatbinary", "nvlink", "cudafe++", "cuobjdump", "nvdisasm", "nvptx-link",
-    "gcc", "g++", "cc", "c++", "cpp", "cc1", "cc1plus", "as", "ld", "ld.bfd", "ld.gold", "collect2", "lto-wrapper",
-    "clang", "clang++", "clang-offload-bundler", "lld", "ld.lld", "hipcc", "hipconfig", "amdclang", "amdclang++",
-    "x86_64-linux-gnu-gcc", "x86_64-linux-gnu-g++", "x86_64-linux-gnu-as", "x86_64-linux-gnu-ld",
-    "x86_64-linux-gnu-gcc-12", "x86_64-linux-gnu-g++-12", "gcc-12", "g++-12", "cpp-12",
-    "sh", "dash", "bash", "ldconfig", "ldconfig.real", "uname", "which",
-))
+# Programs that run code they are given: a worker in any of them can compute. Matched on the name's
+# stem ("python3.12", "perl5.36" and "x86_64-linux-gnu-python3" are pythons and perls).
+INTERPRETERS = ("python", "pypy", "perl", "ruby", "node", "nodejs", "deno", "bun", "lua", "luajit", "php",
+                "tclsh", "wish", "rscript", "julia", "java", "awk", "gawk", "mawk", "nawk", "busybox", "bc", "dc",
+                "octave", "guile", "racket", "sbcl", "ghci", "swipl", "gdb", "gdbserver", "expect", "jshell")
+# A process other than the runner that maps one of these can run work on the device.
+DEVICE_LIBRARIES = ("libcuda.so", "libcudart.so", "libtorch_cuda.so", "libcublas", "libamdhip64.so",
+                    "libhsa-runtime64.so", "libtorch_hip.so", "libnvrtc", "libOpenCL.so")
 
 
 def _identity(path: str) -> tuple[int, int] | None:
@@ -63,6 +63,26 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def _interpreter(name: str) -> bool:
+    stem = name.lower().rsplit("-", 1)[-1] if name.lower().startswith(("x86_64-", "aarch64-")) else name.lower()
+    stem = stem.rstrip("0123456789.")
+    return stem in INTERPRETERS or stem.startswith(("python", "pypy", "perl", "ruby", "lua", "php"))
+
+
+def _maps_device(pid: int) -> str | None:
+    """The first device runtime library `pid` has mapped (None: none, or it is gone)."""
+    try:
+        with open(f"/proc/{pid}/maps") as fh:
+            for line in fh:
+                base = line.rsplit("/", 1)[-1]
+                for lib in DEVICE_LIBRARIES:
+                    if base.startswith(lib):
+                        return lib
+    except OSError:
+        pass
+    return None
+
+
 def _zombie(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as fh:
@@ -84,7 +104,7 @@ class ProcessWatch:
         self.findings: list[str] = []
         self.looks = 0
         self._seen: set[tuple[int, str]] = set()
-        self._python_since: dict[int, float] = {}
+        self._pending: dict[tuple[int, str], float] = {}
         self._runner: int | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -141,12 +161,12 @@ class ProcessWatch:
             verdict = self.judge(pid)
             if verdict is None:
                 continue
-            if verdict.startswith("a second Python"):
-                # A child between its fork and its exec still runs the interpreter: a compiler the
-                # runner starts looks so for microseconds. Python still there EXEC_GRACE_S later is
-                # a worker.
-                first = self._python_since.setdefault(pid, time.monotonic())
-                if time.monotonic() - first < EXEC_GRACE_S:
+            if verdict.startswith(("a second Python", "a process the judge cannot")):
+                # A child between its fork and its exec still runs the interpreter (a compiler the
+                # runner starts looks so for microseconds), and a process that is ending has no
+                # program left to read: either, still so GRACE_S later, is what it says.
+                first = self._pending.setdefault((pid, verdict), time.monotonic())
+                if time.monotonic() - first < GRACE_S:
                     continue
             key = (pid, verdict)
             if key not in self._seen:
@@ -156,13 +176,18 @@ class ProcessWatch:
                                      "span reaches")
 
     def judge(self, pid: int) -> str | None:
-        """None when `pid` may run in the sandbox, else what it is."""
+        """None when `pid` may run in the sandbox, else what it is. The rule is by where a program
+        comes from and what it can do, not by a list of compilers (Triton and nvcc run gcc, ld,
+        `file` and more, by names that change from one distribution to the next): a program is the
+        system's when its file is the one at that path outside the sandbox, not in the runner's work
+        dir and not the runner's own; such a program may run unless it is an interpreter (it would
+        run the candidate's code) or it maps a device runtime (it could compute on the GPU)."""
         try:
             path = os.readlink(f"/proc/{pid}/exe")
         except OSError:
-            return None if _zombie(pid) else "a process the judge cannot inspect"
+            return "a process the judge cannot inspect"
         ident = _identity(f"/proc/{pid}/exe")
-        name = os.path.basename(path)
+        name = os.path.basename(path.removesuffix(" (deleted)"))
         if ident is not None and ident == self.interpreter:
             if self._runner is None:
                 self._runner = pid            # the first Python down the tree is the runner itself
@@ -170,9 +195,14 @@ class ProcessWatch:
             return f"a second Python process ({name})"
         if ident is not None and ident in self.wrappers:
             return None
-        if name in TOOLCHAIN and not path.endswith(" (deleted)") and self._outside_sandbox(path, ident):
-            return None
-        return f"the program {name!r}"
+        if path.endswith(" (deleted)") or not self._outside_sandbox(path, ident):
+            return f"the program {name!r}, from inside the sandbox"
+        if _interpreter(name):
+            return f"the interpreter {name!r}"
+        device = _maps_device(pid)
+        if device:
+            return f"the program {name!r}, with {device} mapped"
+        return None
 
     def _outside_sandbox(self, path: str, ident) -> bool:
         """`path` names a file that is the same outside the sandbox (bwrap's /tmp is the sandbox's

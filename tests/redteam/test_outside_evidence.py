@@ -60,7 +60,7 @@ def forward(x, alpha):
 # A copy of the runner made at import, serving over pipes: no new program at all.
 FORKED_WORKER = PRE + '''
 _array = _load("ar" + "ray")
-_to_child, _from_parent = getattr(_os, "pi" + "pe")()
+_from_parent, _to_child = getattr(_os, "pi" + "pe")()      # (read end, write end)
 _from_child, _to_parent = getattr(_os, "pi" + "pe")()
 _read, _write = getattr(_os, "re" + "ad"), getattr(_os, "wri" + "te")
 
