@@ -157,8 +157,8 @@ def test_a_program_compiled_in_the_sandbox_under_a_toolchain_name_is_seen(judge)
 
 @pytest.mark.parametrize("period_s", [0.01])
 def test_the_watch_lets_the_toolchain_run_and_names_anything_else(tmp_path, period_s):
-    """The rule on its own, on real processes: a real cc (from PATH) is the toolchain's; a copy of
-    it in the work dir, and a second interpreter, are not."""
+    """The rule on its own, on real processes: a real cc (from PATH) is the system's; a program in
+    the work dir named `cc`, and a second interpreter, are not."""
     import shutil
     import subprocess
     import sys
@@ -166,10 +166,10 @@ def test_the_watch_lets_the_toolchain_run_and_names_anything_else(tmp_path, peri
     from runner.evaluator.procwatch import ProcessWatch
     work = tmp_path / "work"
     work.mkdir()
-    shutil.copy(shutil.which("cc"), work / "cc")
+    shutil.copy(shutil.which("sleep"), work / "cc")     # a program of the sandbox's, named as the toolchain's
     root = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time\n"
                              f"a = subprocess.Popen([{shutil.which('cc')!r}, '-E', '-'], stdin=subprocess.PIPE)\n"
-                             f"b = subprocess.Popen([{str(work / 'cc')!r}, '-E', '-'], stdin=subprocess.PIPE)\n"
+                             f"b = subprocess.Popen([{str(work / 'cc')!r}, '30'])\n"
                              "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'])\n"
                              "time.sleep(30)\n"])
     try:
