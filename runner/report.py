@@ -190,16 +190,18 @@ def _table(rows, columns, fmt, by: str = "category") -> list[str]:
 
 def render(rows: list[CategoryRow], fmt: str, by: str = "category") -> str:
     """table, md, latex (each block a tabular), csv or json; by="task" titles the first column task."""
+    def record(r: CategoryRow) -> dict:   # by task: the first field is named for what it holds
+        return {(by if k == "category" else k): v for k, v in asdict(r).items()}
     if fmt == "json":
-        return json.dumps([asdict(r) for r in rows], indent=2)
+        return json.dumps([record(r) for r in rows], indent=2)
     if fmt == "csv":
         buf = io.StringIO()
         # The historical columns first (scripts read them by position), then every other field.
         names = CSV_FIELDS + [k for k in asdict(rows[0]) if k not in CSV_FIELDS] if rows else CSV_FIELDS
-        writer = csv.DictWriter(buf, fieldnames=names)
+        writer = csv.DictWriter(buf, fieldnames=[by if k == "category" else k for k in names])
         writer.writeheader()
         for r in rows:
-            writer.writerow(asdict(r))
+            writer.writerow(record(r))
         return buf.getvalue()
     def block(title: str, columns) -> list[str]:
         heading = {"md": f"\n**{title}**\n", "latex": f"% {title}"}.get(fmt, title)
