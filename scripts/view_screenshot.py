@@ -10,7 +10,7 @@ site, out = Path(sys.argv[1]).resolve(), sys.argv[2]
 height = int(sys.argv[3]) if len(sys.argv) > 3 else 1150
 with sync_playwright() as p:
     browser = p.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=["--no-sandbox"])
-    page = browser.new_page(viewport={"width": 1500, "height": height})
+    page = browser.new_page(viewport={"width": 1700, "height": height})
     page.set_default_timeout(300_000)
     page.goto((site / "index.html").as_uri())
     for plot in ("speedups", "fast_p", "generalisation"):

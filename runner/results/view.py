@@ -74,7 +74,7 @@ def leaderboard(attempts: list[Attempt]) -> list[dict]:
 def _plots(attempts: list[Attempt]) -> dict[str, str]:
     import plotly.graph_objects as go
     agents = sorted({a.result.agent for a in attempts})
-    layout = dict(template="plotly_white", height=360, margin=dict(l=50, r=20, t=40, b=40))
+    layout = dict(template="plotly_white", width=470, height=360, margin=dict(l=50, r=20, t=40, b=40))
     dist = go.Figure(layout=dict(title="Speedup per attempt (seen; a failure is 1.0x)",
                                  yaxis_title="speedup (x)", **layout))
     for agent in agents:
@@ -99,8 +99,13 @@ def _plots(attempts: list[Attempt]) -> dict[str, str]:
                                  marker=dict(size=10)))
     gap.add_trace(go.Scatter(x=[0, top * 1.1], y=[0, top * 1.1], mode="lines", name="hidden = seen",
                              line=dict(dash="dot", color="grey")))
-    return {name: fig.to_html(full_html=False, include_plotlyjs=False, div_id=f"plot-{name}")
+    return {name: _html(fig, f"plot-{name}")
             for name, fig in (("speedups", dist), ("fast_p", fast), ("generalisation", gap))}
+
+
+def _html(fig, div_id: str) -> str:
+    """The figure's div and script, at the figure's own size (plotly.min.js is the site's own copy)."""
+    return fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id, config={"displaylogo": False})
 
 
 def _config_plot(a: Attempt) -> str | None:
@@ -111,11 +116,11 @@ def _config_plot(a: Attempt) -> str | None:
     names = [f"{c.config} ({c.split})" for c in rows]
     fig = go.Figure(layout=dict(title="Per config: time per call, bars ± half the interquartile range",
                                 yaxis_title="ms per call", barmode="group", template="plotly_white",
-                                height=340, margin=dict(l=50, r=20, t=40, b=60)))
+                                width=1000, height=340, margin=dict(l=50, r=20, t=40, b=60)))
     for role in ("baseline", "candidate"):
         fig.add_trace(go.Bar(x=names, y=[getattr(c, f"{role}_ms") for c in rows], name=role,
                              error_y=dict(type="data", array=[(getattr(c, f"{role}_iqr_ms") or 0) / 2 for c in rows])))
-    return fig.to_html(full_html=False, include_plotlyjs=False, div_id="plot-configs")
+    return _html(fig, "plot-configs")
 
 
 def _timeline_plot(a: Attempt) -> str | None:
@@ -139,8 +144,8 @@ def _timeline_plot(a: Attempt) -> str | None:
     fig = go.Figure(go.Bar(y=[b[0] for b in bars], x=[b[2] for b in bars], base=[b[1] for b in bars],
                            orientation="h", text=[f"{b[2]:.1f} s" for b in bars]),
                     layout=dict(title="Phases (seconds from the attempt's start)", xaxis_title="s",
-                                template="plotly_white", height=220, margin=dict(l=90, r=20, t=40, b=40)))
-    return fig.to_html(full_html=False, include_plotlyjs=False, div_id="plot-timeline")
+                                template="plotly_white", width=1000, height=220, margin=dict(l=90, r=20, t=40, b=40)))
+    return _html(fig, "plot-timeline")
 
 
 def _diff_lines(a: Attempt) -> list[tuple[str, str]]:
@@ -189,6 +194,21 @@ def _fmt(value, unit: str = "", digits: int = 3) -> str:
     return f"{value}{unit}"
 
 
+def _comparisons(attempts: list[Attempt], run_dirs: list[Path]) -> list:
+    """Two runs: B against A for their one agent each, else for every agent both runs hold."""
+    first, second = ([a for a in attempts if a.run_dir.resolve() == Path(d).resolve()] for d in run_dirs)
+    labels_a, labels_b = sorted({a.result.agent for a in first}), sorted({a.result.agent for a in second})
+    pairs = ([(labels_a[0], labels_b[0])] if len(labels_a) == len(labels_b) == 1
+             else [(label, label) for label in labels_a if label in labels_b])
+    out = []
+    for a, b in pairs:
+        try:
+            out.append(compare(first, second, a, b))
+        except CompareError:      # no shared task: nothing to pair for these two
+            continue
+    return out
+
+
 def build_site(attempts: list[Attempt], run_dirs: list[Path], out: Path) -> Path:
     import jinja2
     import plotly
@@ -210,14 +230,7 @@ def build_site(attempts: list[Attempt], run_dirs: list[Path], out: Path) -> Path
         audits[id(a)] = audit_attempt(a)
     cpu = any(not a.result.timing_meaningful for a in attempts)
     results = [a.scored() for a in attempts]
-    comparison = comparison_error = None
-    if len(run_dirs) == 2:
-        first = [a for a in attempts if a.run_dir.resolve() == Path(run_dirs[0]).resolve()]
-        second = [a for a in attempts if a.run_dir.resolve() == Path(run_dirs[1]).resolve()]
-        try:
-            comparison = compare(first, second)
-        except CompareError as exc:   # e.g. a run of several agents: the command names them
-            comparison_error = f"Not compared here ({exc}): run gauntlet compare with --agent-a/--agent-b."
+    comparisons = _comparisons(attempts, run_dirs) if len(run_dirs) == 2 else []
     attempt_rows = [{"a": a, "page": pages[id(a)], "audit": audits[id(a)], "value": _value(a),
                      "passed": score.passed(a.scored(), "seen")} for a in attempts]
     attempt_rows.sort(key=lambda row: (row["a"].result.task, row["a"].result.agent, row["a"].result.attempt))
@@ -225,7 +238,7 @@ def build_site(attempts: list[Attempt], run_dirs: list[Path], out: Path) -> Path
     index.write_text(env.get_template("index.html").render(
         title="Gauntlet results", runs=[str(d) for d in run_dirs], leaderboard=leaderboard(attempts),
         categories=aka_rows(results), kernelbench=kernelbench_rows(results), attempts=attempt_rows,
-        plots=_plots(attempts), cpu=cpu, comparison=comparison, comparison_error=comparison_error,
+        plots=_plots(attempts), cpu=cpu, comparisons=comparisons,
         manifests=[a.manifest for a in attempts[:1]], root=""))
     for row in attempt_rows:
         a = row["a"]
