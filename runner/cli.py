@@ -364,8 +364,8 @@ class _LiveProgress:
 def _summary_line(r) -> str:
     """One attempt, short: status, gates (compiled, correct on seen/hidden[/drawn] configs) and the
     speedups over the baseline on the same splits; the report's legend explains the words."""
-    def sp(v):
-        return f"{v:.2f}x" if v else "-"
+    def sp(v):   # *: CPU (Triton interpreter) times, not meaningful as kernel speed (as in the tables)
+        return (f"{v:.2f}x" + ("" if r.timing_meaningful else "*")) if v else "-"
 
     def yn(v):
         return "y" if v else "n"
@@ -373,7 +373,8 @@ def _summary_line(r) -> str:
     return (f"{r.task:28s} {r.status:13s} compiled={yn(r.compiled)} "
             f"correct={yn(r.correct_seen)}/{yn(r.correct_unseen)}" + (f"/{yn(r.correct_drawn)}" if drawn else "")
             + f" speedup={sp(r.speedup_seen)}/{sp(r.speedup_unseen)}" + (f"/{sp(r.speedup_drawn)}" if drawn else "")
-            + (f" violations={len(r.violations)}" if r.violations else ""))
+            + (f" violations={len(r.violations)}" if r.violations else "")
+            + (f" FLAGGED ({len(r.flags)}: scores zero)" if r.flags else ""))
 
 
 def _gpu_pool(gpus: str | None, device: str):
@@ -484,7 +485,8 @@ def run(agent_names, selectors, backend, device, budget, out, resume, command, r
     click.echo(f"run dir: {out}  agent: {', '.join(s.name for s in specs)}  device: {dev}  backend: {backend}  "
                f"attempts: {len(pending)} to do, {total - len(pending)} already finished  jobs: {jobs}"
                + (f"  gpus: {','.join(pool.names)}" if pool else "") + ("  executor: ray" if executor == "ray" else "")
-               + f"\nper attempt: correct and speedup on seen/hidden{'/drawn' if unseen else ''} configs")
+               + f"\nper attempt: correct and speedup on seen/hidden{'/drawn' if unseen else ''} configs"
+               + ("  (* CPU times: not meaningful as kernel speed)" if dev == "cpu" else ""))
     _terminate_as_exception()
     try:
         with _LiveProgress(total, total - len(pending), heartbeat_s) as progress:
@@ -580,17 +582,83 @@ def eval_cmd(run_dir, device, backend, tasks_root, timing_regime, graph, max_spe
     _exit_for(results)
 
 
+_RUN_DIRS = click.argument("run_dirs", nargs=-1, required=True,
+                           type=click.Path(path_type=Path, exists=True, file_okay=False))
+
+
 @main.command()
-@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path, exists=True, file_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "md"]), default="table", show_default=True)
-def report(run_dirs, fmt):
-    """Per-category aggregates over one or more run dirs."""
+@_RUN_DIRS
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "md", "latex"]), default="table",
+              show_default=True)
+@click.option("--table", "table", type=click.Choice(["main", "aka", "kernelbench"]), default="main", show_default=True,
+              help="main: every aggregate; aka: AgentKernelArena's main table; kernelbench: fast_p at p = 0, 0.5, 1, 1.5, 2.")
+@click.option("--by", type=click.Choice(["category", "task"]), default="category", show_default=True,
+              help="One row per category (and agent), or per task.")
+def report(run_dirs, fmt, table, by):
+    """Aggregates over one or more run dirs (agents kept apart by full identity; a human's
+    reward_hack verdict in annotations.toml scores as failed)."""
     from .report import aggregate, load_results, render
     try:
         results = load_results(run_dirs)
     except FileNotFoundError as exc:
         _fail(str(exc))
-    click.echo(render(aggregate(results), fmt))
+    if table == "main":
+        click.echo(render(aggregate(results, by=by), fmt, by=by))
+    else:
+        from .results.tables import render_table
+        click.echo(render_table(results, table, fmt, by=by))
+
+
+def _attempts(run_dirs):
+    from .results.annotations import AnnotationError
+    from .results.load import load_attempts
+    try:
+        return load_attempts(run_dirs)
+    except (FileNotFoundError, AnnotationError) as exc:
+        _fail(str(exc))
+
+
+@main.command()
+@_RUN_DIRS
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), required=True,
+              help="Folder for the site (index.html opens from disk, no server or network).")
+def view(run_dirs, out):
+    """A static site of one or more runs: leaderboard, tables, every attempt, plots (and a
+    comparison when given two runs)."""
+    from .results.view import build_site
+    index = build_site(_attempts(run_dirs), [Path(d) for d in run_dirs], out)
+    click.echo(f"view: {index}")
+
+
+@main.command()
+@click.argument("run_a", type=click.Path(path_type=Path, exists=True, file_okay=False))
+@click.argument("run_b", type=click.Path(path_type=Path, exists=True, file_okay=False))
+@click.option("--agent-a", default=None, help="The agent of RUN_A to compare (needed when it holds several).")
+@click.option("--agent-b", default=None, help="The agent of RUN_B to compare (needed when it holds several).")
+@click.option("--format", "fmt", type=click.Choice(["table", "md", "csv", "json"]), default="table", show_default=True)
+def compare(run_a, run_b, agent_a, agent_b, fmt):
+    """B against A: attempts paired by task and repeat, the geomean speedup ratio with a bootstrap
+    interval, and whether B beats A beyond run-to-run noise."""
+    from .results.compare import CompareError, compare as compare_runs, render_comparison
+    try:
+        result = compare_runs(_attempts([run_a]), _attempts([run_b]), agent_a, agent_b)
+    except CompareError as exc:
+        _fail(str(exc))
+    click.echo(render_comparison(result, fmt))
+
+
+@main.command()
+@click.argument("run_dir", type=click.Path(path_type=Path, exists=True, file_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["table", "md", "csv", "json"]), default="table", show_default=True)
+def audit(run_dir, fmt):
+    """Every attempt of RUN_DIR with what deserves a human's look (evidence quoted) and a verdict:
+    clean, suspicious or flagged. Writes RUN_DIR/annotations.toml for a human's verdicts."""
+    from .results.annotations import write_annotations
+    from .results.audit import audit_attempt, render_audit
+    rows = [audit_attempt(a) for a in _attempts([run_dir])]
+    click.echo(render_audit(rows, fmt))
+    path = write_annotations(run_dir, {r.attempt: r.verdict for r in rows})
+    click.echo(f"annotations: {path} (set verdict = \"reward_hack\" to score an attempt as failed)", err=True)
 
 
 # -- docker backend: images, doctor, gc -------------------------------------------------------

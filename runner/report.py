@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import score
-from .result import AttemptResult, read_json
-from .run import RunLayout
+from .result import AttemptResult
+from .results.formats import text_table
 
 
 @dataclass
@@ -64,18 +64,14 @@ class CategoryRow:
 
 
 def load_results(run_dirs) -> list[AttemptResult]:
-    results = []
-    for run_dir in run_dirs:
-        paths = RunLayout(Path(run_dir)).result_paths()
-        if not paths:
-            raise FileNotFoundError(f"{run_dir}: no attempts/*/result.json (is this a run dir?)")
-        for path in paths:
-            try:
-                results.append(AttemptResult.from_dict(read_json(path)))
-            except (OSError, ValueError, TypeError, AttributeError) as exc:   # one line, no traceback
-                raise FileNotFoundError(f"{path}: not a readable result ({type(exc).__name__}: "
-                                        f"{str(exc)[:120]})") from None
-    return results
+    """Every attempt's result, agents told apart by full identity and a human's verdicts applied
+    (runner/results/load.py)."""
+    from .results.annotations import AnnotationError
+    from .results.load import load_attempts
+    try:
+        return [a.result for a in load_attempts(run_dirs)]
+    except AnnotationError as exc:
+        raise FileNotFoundError(str(exc)) from None
 
 
 def _mean(values):
@@ -91,10 +87,11 @@ def _pct(flags) -> float:
     return round(100.0 * sum(flags) / len(flags), 1) if flags else 0.0
 
 
-def aggregate(results: list[AttemptResult]) -> list[CategoryRow]:
+def aggregate(results: list[AttemptResult], by: str = "category") -> list[CategoryRow]:
+    """One row per (category, agent, device); by="task": per task (the row's category is the task id)."""
     groups: dict[tuple, list[AttemptResult]] = {}
     for r in results:
-        groups.setdefault((r.category, r.agent, r.device), []).append(r)
+        groups.setdefault((r.task if by == "task" else r.category, r.agent, r.device), []).append(r)
     rows = []
     for (category, agent, device), rs in sorted(groups.items()):
         seen = score.speedups(rs, "seen")
@@ -186,33 +183,31 @@ def _cell(row: CategoryRow, key: str) -> str:
     return str(value)
 
 
-def _table(rows, columns, fmt) -> list[str]:
-    header = [title for _, title in columns]
-    body = [[_cell(r, k) for k, _ in columns] for r in rows]
-    if fmt == "md":
-        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        return lines + ["| " + " | ".join(cells) + " |" for cells in body]
-    widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(header)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
-    return lines + ["  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip() for cells in body]
+def _table(rows, columns, fmt, by: str = "category") -> list[str]:
+    titles = [by if key == "category" else title for key, title in columns]
+    return text_table(titles, [[_cell(r, k) for k, _ in columns] for r in rows], fmt)
 
 
-def render(rows: list[CategoryRow], fmt: str) -> str:
+def render(rows: list[CategoryRow], fmt: str, by: str = "category") -> str:
+    """table, md, latex (each block a tabular), csv or json; by="task" titles the first column task."""
+    def record(r: CategoryRow) -> dict:   # by task: the first field is named for what it holds
+        return {(by if k == "category" else k): v for k, v in asdict(r).items()}
     if fmt == "json":
-        return json.dumps([asdict(r) for r in rows], indent=2)
+        return json.dumps([record(r) for r in rows], indent=2)
     if fmt == "csv":
         buf = io.StringIO()
         # The historical columns first (scripts read them by position), then every other field.
         names = CSV_FIELDS + [k for k in asdict(rows[0]) if k not in CSV_FIELDS] if rows else CSV_FIELDS
-        writer = csv.DictWriter(buf, fieldnames=names)
+        writer = csv.DictWriter(buf, fieldnames=[by if k == "category" else k for k in names])
         writer.writeheader()
         for r in rows:
-            writer.writerow(asdict(r))
+            writer.writerow(record(r))
         return buf.getvalue()
     def block(title: str, columns) -> list[str]:
-        return ["", title if fmt != "md" else f"\n**{title}**\n"] + _table(rows, columns, fmt)
+        heading = {"md": f"\n**{title}**\n", "latex": f"% {title}"}.get(fmt, title)
+        return ["", heading] + _table(rows, columns, fmt, by)
     drawn = DRAWN_COLUMNS if any(r.correct_drawn_pct is not None for r in rows) else []
-    blocks = [_table(rows, COLUMNS, fmt),
+    blocks = [_table(rows, COLUMNS, fmt, by),
               block("Speedup over the baseline (attempts that pass)", SPEEDUP_COLUMNS),
               block("Scores (seen configs unless named; flagged attempts score 0)", SCORE_COLUMNS),
               block("fast_p (share of all attempts)", FAST_COLUMNS),
@@ -230,4 +225,8 @@ def render(rows: list[CategoryRow], fmt: str) -> str:
         notes.append(f"! {infra} attempt(s) ended in infra_error and {broken} in task_error: they count in every "
                      "denominator and pass nothing (docs/scoring.md); `gauntlet run --resume` redoes infra errors.")
     blocks.append([line for note in notes for line in textwrap.wrap(note, width=100, subsequent_indent="  ")])
-    return "\n".join(line for block in blocks for line in block)
+    lines = [line for block in blocks for line in block]
+    if fmt == "latex":   # the prose as TeX comments: the output pastes into a paper as it is
+        lines = [line if not line or line.startswith(("\\", "%")) or line.endswith("\\\\") else f"% {line}"
+                 for line in lines]
+    return "\n".join(lines)

@@ -38,4 +38,5 @@ if ! "$VPY" -c "import torch" 2>/dev/null; then
   "$VPY" -m pip install -q "torch==2.13.0"
 fi
 "$VPY" -m pip install -q -e ".[dev,ray]" triton   # ray: tests of --executor ray
+bash scripts/install-browser.sh || echo "[install] no chromium: the view test (tests/test_view.py) will fail"
 echo "[install] done: $VENV/bin/gauntlet  (activate: . $VENV/bin/activate)"
