@@ -17,7 +17,8 @@ kernel needs); its FLOPs come from the task's `[work] flops` expression when it 
 is compute-bound when FLOPs / bytes exceeds the ridge point of the ceilings, else memory-bound.
 
 Per task it reports geomean(baseline / eager), the geomean fraction of the ceiling for the bound
-the baseline reaches, and geomean(baseline / solution), and the acceptance rule of issue 33:
+the baseline reaches, geomean and largest (baseline / solution) beside the task's declared cap
+(default 10x), and the acceptance rule of issue 33:
 `honest` when the baseline is within 2x of eager or reaches >= 30 % of the measured ceiling.
 
     PYTHONUNBUFFERED=1 python3 bench/baselines_vs_eager.py [--only SUB[,SUB...]] [--json out.json]
@@ -39,6 +40,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 
 os.environ.setdefault("TRITON_F32_DEFAULT", "ieee")   # tl.dot on float32 as the judge runs it
@@ -223,14 +225,21 @@ def main() -> int:
             ratio = geomean([r["baseline_ms"] / r["eager_ms"] for r in per_task])
             frac = geomean([r["baseline_fraction"] for r in per_task])
             speedup = geomean([r["baseline_ms"] / r["solution_ms"] for r in per_task])
+            top = max(per_task, key=lambda r: r["baseline_ms"] / r["solution_ms"])
             summary.append({"task": t.id, "configs": len(per_task), "baseline_over_eager": ratio,
                             "baseline_ceiling_fraction": frac, "solution_speedup": speedup,
+                            "max_solution_speedup": top["baseline_ms"] / top["solution_ms"], "max_on": top["config"],
+                            # the task's own cap only: runner/task.py never inherits one across kinds of baseline
+                            "max_speedup_declared": tomllib.loads((t.folder / "task.toml").read_text())
+                            .get("performance", {}).get("max_speedup"),
                             "honest": ratio <= HONEST_RATIO or frac >= HONEST_FRACTION})
 
-    print(f"\n{'task':32s} {'cfgs':>4s} {'base/eager':>10s} {'base %ceil':>10s} {'sol speedup':>11s}  verdict")
+    print(f"\n{'task':32s} {'cfgs':>4s} {'base/eager':>10s} {'base %ceil':>10s} {'sol speedup':>11s} "
+          f"{'max (cap)':>16s}  verdict")
     for s in summary:
+        cap = f"{s['max_solution_speedup']:.1f}x ({s['max_speedup_declared'] or 10:g})"
         print(f"{s['task']:32s} {s['configs']:4d} {s['baseline_over_eager']:10.2f} "
-              f"{100 * s['baseline_ceiling_fraction']:9.1f}% {s['solution_speedup']:10.2f}x  "
+              f"{100 * s['baseline_ceiling_fraction']:9.1f}% {s['solution_speedup']:10.2f}x {cap:>16s}  "
               f"{'honest' if s['honest'] else 'HANDICAPPED (> 2x eager and < 30 % of ceiling)'}")
     print(f"\n{sum(s['honest'] for s in summary)} of {len(summary)} baselines honest; {failures} failure(s)")
     doc = {"header": header, "rule": {"max_ratio_to_eager": HONEST_RATIO, "min_ceiling_fraction": HONEST_FRACTION},
