@@ -15,41 +15,6 @@ __device__ __forceinline__ uint16_t float_to_bf16(float f) {   // round to neare
     return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
 
-// A finite float with |v| <= 448 to e4m3fn bits, round to nearest, ties to even (as PyTorch's
-// conversion). Below 2^-6 the values are subnormal, steps of 2^-9: v * 512 rounded is the code
-// itself. Above, the float's own exponent and its top 3 mantissa bits, rounded on the 20 bits below.
-__device__ __forceinline__ uint8_t to_e4m3fn(float v) {
-    const uint32_t bits = __float_as_uint(v);
-    const uint32_t sign = (bits >> 24) & 0x80u;
-    const uint32_t mag = bits & 0x7fffffffu;
-    uint32_t code;
-    if (mag < 0x3c800000u) {                       // |v| < 2^-6
-        const float y = __uint_as_float(mag) * 512.0f;   // exact
-        float r = floorf(y);
-        const float f = y - r;
-        if (f > 0.5f || (f == 0.5f && fmodf(r, 2.0f) == 1.0f)) r += 1.0f;
-        code = (uint32_t)r;
-    } else {
-        int e = (int)(mag >> 23) - 127;            // -6 .. 8
-        uint32_t keep = (mag >> 20) & 7u;
-        const uint32_t rest = mag & 0xfffffu;
-        if (rest > 0x80000u || (rest == 0x80000u && (keep & 1u))) {
-            if (++keep == 8u) { keep = 0u; ++e; }
-        }
-        code = ((uint32_t)(e + 7) << 3) | keep;
-    }
-    return (uint8_t)(sign | code);
-}
-
-// e4m3fn bits to float (exact): subnormals are code * 2^-9, 0x7f / 0xff are NaN.
-__device__ __forceinline__ float e4m3fn_to_float(uint8_t b) {
-    const uint32_t e = (b >> 3) & 15u, m = b & 7u;
-    float v;
-    if ((b & 0x7fu) == 0x7fu) v = __uint_as_float(0x7fc00000u);
-    else if (e == 0) v = (float)m * 0.001953125f;
-    else v = __uint_as_float(((e + 120u) << 23) | (m << 20));
-    return (b & 0x80u) ? -v : v;
-}
 
 #define BM 64
 #define BN 64
