@@ -1,4 +1,4 @@
-"""FP8 (e4m3fn) GEMM with per-tensor scales, as FP8 checkpoints of Llama-3-70B are served
+"""FP8 (e4m3fn) GEMM with per-tensor scales, as FP8 checkpoints of Llama-3 are served
 (a static scale per weight tensor, a dynamic one per activation tensor):
 out = (a.float() @ b.float().T) * scale_a * scale_b, rounded to bfloat16.
 """
