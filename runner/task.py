@@ -19,7 +19,8 @@ PLATFORMS = ("cuda", "rocm", "cpu")
 LANGUAGE_BY_TARGET = {"hip": "hip", "cuda": "cuda", "triton": "triton"}
 
 _TOP_KEYS = {"id", "category", "platforms", "description", "extends", "workspace", "candidate",
-             "reference", "configs", "tolerance", "solution", "space", "performance"}
+             "reference", "configs", "tolerance", "solution", "space", "performance",
+             "suites", "work"}   # suites, [work]: issue 33 (validated in branch wave3/i33-suite)
 _TABLE_KEYS = {
     "workspace": {"files", "editable"},
     "candidate": {"entry", "symbol", "compile_flags"},
@@ -27,6 +28,7 @@ _TABLE_KEYS = {
     "configs": {"seen", "hidden"},
     "solution": {"dir"},
     "performance": {"max_speedup"},
+    "work": {"bytes", "flops", "dtype"},
 }
 _REQUIRED = ("id", "category", "platforms", "description", "workspace.files", "workspace.editable",
              "candidate.entry", "candidate.symbol", "reference.module", "configs.seen")

@@ -1,19 +1,19 @@
-// GeGLU: y[r, c] = gelu(x[r, c]) * x[r, hidden + c], exact (erf) GELU, float32.
-// See README.md for the semantics and the argument layout.
+// GeGLU: y[r, c] = gelu(x[r, c]) * x[r, hidden + c], exact (erf) GELU, float32. See README.md.
 //
-// Correct but slow: one output element per thread in 64-thread blocks, a 64-bit division and
-// modulo per element to find its row, scalar 4-byte accesses, and the math in double precision.
+// A straightforward first kernel: a 2-D grid, blockIdx.y walks rows (in a loop past 65535) and
+// blockIdx.x covers a row's columns, one output per thread in 256-thread blocks, float32 erff.
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <math.h>
 
-__global__ void geglu_naive(const float* x, int64_t rows, int64_t hidden, float* y) {
-    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= rows * hidden) return;
-    const int64_t r = i / hidden, c = i % hidden;
-    const double g = (double)x[r * 2 * hidden + c];
-    const double u = (double)x[r * 2 * hidden + hidden + c];
-    y[i] = (float)(0.5 * g * (1.0 + erf(g * 0.70710678118654752)) * u);
+__global__ void geglu_kernel(const float* x, int64_t rows, int64_t hidden, float* y) {
+    const int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= hidden) return;
+    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
+        const float g = x[r * 2 * hidden + c];
+        const float u = x[r * 2 * hidden + hidden + c];
+        y[r * hidden + c] = 0.5f * g * (1.0f + erff(g * 0.70710678118654752f)) * u;
+    }
 }
 
 extern "C" int launch(const float* x,   // [rows, 2 * hidden]: gate columns, then up columns
@@ -21,9 +21,8 @@ extern "C" int launch(const float* x,   // [rows, 2 * hidden]: gate columns, the
                       float* y,         // [rows, hidden] output
                       void* stream) {
     if (rows <= 0 || hidden <= 0) return 0;
-    const int threads = 64;
-    // rows * hidden <= 32M elements: at most 500K blocks, well inside gridDim.x.
-    const int64_t blocks = (rows * hidden + threads - 1) / threads;
-    geglu_naive<<<(unsigned)blocks, threads, 0, (cudaStream_t)stream>>>(x, rows, hidden, y);
+    const int threads = 256;
+    const dim3 grid((unsigned)((hidden + threads - 1) / threads), (unsigned)(rows < 65535 ? rows : 65535));
+    geglu_kernel<<<grid, threads, 0, (cudaStream_t)stream>>>(x, rows, hidden, y);
     return cudaGetLastError() != cudaSuccess;
 }

@@ -44,7 +44,7 @@ def forward(x: torch.Tensor, rows: int, cols: int) -> torch.Tensor:
         block_n = min(triton.next_power_of_2(cols), 1 << 16)
         per_program, warps = max(1, (1 << 19) // block_n), 4
     else:
-        per_program, block_n, warps = 1, 64, 1
+        per_program, block_n, warps = 1, min(triton.next_power_of_2(cols), 1024), 4
     _cumsum_rows[(triton.cdiv(rows, per_program),)](x, out, rows, cols, ROWS=per_program,
                                                     BLOCK_N=block_n, num_warps=warps)
     return out

@@ -44,7 +44,7 @@ def forward(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor,
         block_t = min(triton.next_power_of_2(length), 1 << 16)
         per_program, warps = max(1, (1 << 18) // block_t), 4
     else:
-        per_program, block_t, warps = 1, 32, 1
+        per_program, block_t, warps = 1, min(triton.next_power_of_2(length), 1024), 4
     _dwconv_rows[(triton.cdiv(rows, per_program),)](x, weight, bias, out, rows, channels, length,
                                                     kernel_size, ROWS=per_program, BLOCK_T=block_t,
                                                     num_warps=warps)

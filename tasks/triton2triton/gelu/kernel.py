@@ -1,10 +1,9 @@
-"""GELU (tanh approximation) in Triton -- correct but slow baseline.
+"""GELU (tanh approximation) in Triton -- a straightforward baseline.
 
 forward(x, n) returns y with y[i] = 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))
 as a new float32 tensor of x's shape.
 
-This version launches one program per 128 elements with a single warp, and does the math in
-float64 (upcast, then back), which is slow on most GPUs.
+A straightforward first kernel: one 1024-element program (4 warps) per block, float32 math.
 """
 import torch
 import triton
@@ -15,7 +14,7 @@ import triton.language as tl
 def _gelu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float64)
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
     u = 0.7978845608028654 * (x + 0.044715 * x * x * x)
     e = tl.exp(2.0 * u)
     t = (e - 1.0) / (e + 1.0)
@@ -30,6 +29,6 @@ def forward(x: torch.Tensor, n: int) -> torch.Tensor:
     if n == 0:
         return y
     # On the CPU interpreter: big blocks, only so that the interpreter runs in reasonable time.
-    block = 1 << 16 if x.device.type == "cpu" else 128
-    _gelu_kernel[(triton.cdiv(n, block),)](x, y, n, BLOCK=block, num_warps=1)
+    block = 1 << 16 if x.device.type == "cpu" else 1024
+    _gelu_kernel[(triton.cdiv(n, block),)](x, y, n, BLOCK=block, num_warps=4)
     return y

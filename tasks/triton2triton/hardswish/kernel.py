@@ -1,9 +1,8 @@
-"""Hardswish in Triton -- correct but slow baseline.
+"""Hardswish in Triton -- a straightforward baseline.
 
 forward(x, n) returns y = x * relu6(x + 3) / 6 as a new float32 tensor of x's shape.
 
-This version launches one program per 128 elements with a single warp, and does the clamp and
-divide in float64 (upcast, then back), which is slow on most GPUs.
+A straightforward first kernel: one 1024-element program (4 warps) per block, float32 math.
 """
 import torch
 import triton
@@ -14,7 +13,7 @@ import triton.language as tl
 def _hardswish_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float64)
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
     y = x * tl.minimum(tl.maximum(x + 3.0, 0.0), 6.0) / 6.0
     tl.store(y_ptr + offs, y.to(tl.float32), mask=mask)
 
@@ -25,6 +24,6 @@ def forward(x: torch.Tensor, n: int) -> torch.Tensor:
     if n == 0:
         return y
     # On the CPU interpreter: big blocks, only so that the interpreter runs in reasonable time.
-    block = 1 << 16 if x.device.type == "cpu" else 128
-    _hardswish_kernel[(triton.cdiv(n, block),)](x, y, n, BLOCK=block, num_warps=1)
+    block = 1 << 16 if x.device.type == "cpu" else 1024
+    _hardswish_kernel[(triton.cdiv(n, block),)](x, y, n, BLOCK=block, num_warps=4)
     return y

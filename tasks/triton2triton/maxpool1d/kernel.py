@@ -42,7 +42,7 @@ def forward(x: torch.Tensor, batch: int, channels: int, length: int,
         block_o = min(triton.next_power_of_2(out_len), 1 << 16)
         per_program, warps = max(1, (1 << 18) // block_o), 4
     else:
-        per_program, block_o, warps = 1, 32, 1
+        per_program, block_o, warps = 1, min(triton.next_power_of_2(out_len), 1024), 4
     _maxpool_rows[(triton.cdiv(rows, per_program),)](x, out, rows, length, out_len, kernel_size,
                                                      stride, padding, ROWS=per_program,
                                                      BLOCK_O=block_o, num_warps=warps)

@@ -35,7 +35,7 @@ def forward(x: torch.Tensor, rows: int, cols: int) -> torch.Tensor:
         block_c = min(triton.next_power_of_2(cols), 1 << 16)
         rows_per_program = max(1, (1 << 18) // block_c)
     else:
-        block_c, rows_per_program = 128, 1
+        block_c, rows_per_program = min(triton.next_power_of_2(cols), 1024), 1
     _row_max_rows_kernel[(triton.cdiv(rows, rows_per_program),)](
-        x, y, rows, cols, ROWS=rows_per_program, BLOCK_C=block_c, num_warps=1)
+        x, y, rows, cols, ROWS=rows_per_program, BLOCK_C=block_c, num_warps=4)
     return y

@@ -1,10 +1,9 @@
-"""Softplus in Triton -- correct but slow baseline.
+"""Softplus in Triton -- a straightforward baseline.
 
 forward(x, n) returns y = log(1 + exp(x)) (x itself past the threshold 20, as F.softplus) as a new
 float32 tensor of x's shape.
 
-This version launches one program per 128 elements with a single warp, and does the math in
-float64 (upcast, then back) through exp and log, which is slow on most GPUs.
+A straightforward first kernel: one 1024-element program (4 warps) per block, float32 math.
 """
 import torch
 import triton
@@ -15,7 +14,7 @@ import triton.language as tl
 def _softplus_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float64)
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
     soft = tl.log(1.0 + tl.exp(tl.minimum(x, 20.0)))
     tl.store(y_ptr + offs, tl.where(x > 20.0, x, soft).to(tl.float32), mask=mask)
 
@@ -26,6 +25,6 @@ def forward(x: torch.Tensor, n: int) -> torch.Tensor:
     if n == 0:
         return y
     # On the CPU interpreter: big blocks, only so that the interpreter runs in reasonable time.
-    block = 1 << 16 if x.device.type == "cpu" else 128
-    _softplus_kernel[(triton.cdiv(n, block),)](x, y, n, BLOCK=block, num_warps=1)
+    block = 1 << 16 if x.device.type == "cpu" else 1024
+    _softplus_kernel[(triton.cdiv(n, block),)](x, y, n, BLOCK=block, num_warps=4)
     return y
