@@ -43,7 +43,7 @@ import time
 import traceback
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor, wait
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 from ..candidate import kernel_tree
@@ -1405,7 +1405,8 @@ def _build(runner: RunnerClient, probe: bool = False) -> dict:
     """The runner's build reply (with `probe`, of the baseline's copy in a candidate's runner); a
     runner that died building (an import that exits) did not build."""
     try:
-        reply = runner.request({"op": "build", "probe": True} if probe else {"op": "build"})
+        with runner.watch.building() if runner.watch is not None else nullcontext():
+            reply = runner.request({"op": "build", "probe": True} if probe else {"op": "build"})
         runner.loaded = runner.loaded or (not probe and reply.get("compiled") is True)
         return reply
     except RunnerFailed as exc:

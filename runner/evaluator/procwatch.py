@@ -24,6 +24,7 @@ import os
 import shutil
 import sys
 import threading
+from contextlib import contextmanager
 import time
 from collections.abc import Callable
 
@@ -105,6 +106,7 @@ class ProcessWatch:
         self.looks = 0
         self._seen: set[tuple[int, str]] = set()
         self._pending: dict[tuple[int, str], float] = {}
+        self._building = 0
         self._runner: int | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -152,8 +154,22 @@ class ProcessWatch:
             stack.extend(_children(pid))
         return order
 
+    @contextmanager
+    def building(self):
+        """While the runner builds, compilers run whatever their wrappers are written in (hipcc is a
+        Perl script on some ROCm releases, a Python shim in bench/hip_shim): nothing is judged. No
+        kernel exists to compute for yet; a worker the kernel's import started is still there when
+        the build replies, and judged then."""
+        self._building += 1
+        try:
+            yield
+        finally:
+            self._building -= 1
+
     def look(self) -> None:
         """One look at every process of the sandbox; each foreign one is a finding, once."""
+        if self._building:
+            return
         self.looks += 1
         for pid in self._tree():
             if pid == self._runner or _zombie(pid):
