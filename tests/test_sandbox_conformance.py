@@ -25,7 +25,7 @@ import pytest
 from runner.sandbox import Mount, SandboxSpec, open_sandbox
 from runner.sandbox import confine
 
-from .conftest import FIXTURE_TASKS, REPO, SCALE
+from .conftest import FIXTURE_TASKS, REPO, SCALE, gauntlet
 
 # Small limits so that the disk bomb meets them in seconds (both backends' names).
 LIMITS = {"GAUNTLET_AGENT_TMPFS": "64m", "GAUNTLET_AGENT_FILE_MAX": "32m", "GAUNTLET_AGENT_WORKSPACE_MAX": "48m",
@@ -235,3 +235,17 @@ def test_edits_after_the_budget_are_not_kept(attempt):
     after = (attempt.workspace / "kernel.py").read_text()
     assert after == before + "# at the deadline\n", after[len(before):]
     assert "workspace is kept as it was when the budget ended" in (attempt.agent_dir / "stderr.log").read_text()
+
+
+def test_local_refuses_a_command_agent_where_it_cannot_be_confined(tasks_root, tmp_path):
+    """Without bubblewrap (pretended: GAUNTLET_AGENT_CONFINEMENT=none) a command agent is refused in
+    one line before any attempt starts; agents that run nothing in a sandbox are not."""
+    out = tmp_path / "out"
+    proc = gauntlet("run", "--agent", "command", "--command", "true", "--tasks", SCALE, "--tasks-root", tasks_root,
+                    "--device", "cpu", "--backend", "local", "--budget", "60", "--out", out, check=False,
+                    env={confine.CONFINEMENT_ENV: "none"})
+    assert proc.returncode != 0
+    error = proc.stderr.strip()
+    assert len(error.splitlines()) == 1 and "bubblewrap" in error and "--backend docker" in error, error
+    assert not (out / "attempts").exists()
+    assert [confine.refusal(kind) for kind in ("noop", "oracle", "replay")] == [None, None, None]

@@ -1,7 +1,10 @@
-"""Local sandbox: processes on this host, each exec in a pid namespace of its own where one can be made.
+"""Local sandbox: processes on this host; an agent's in a bubblewrap sandbox, others in a pid namespace.
 
-No isolation from the host's files (use docker for hostile agents), and an agent's environment is an
-allowlist of the host's (AGENT_HOST_ENV), never all of it; what it does guarantee is containment:
+An agent exec is confined (runner/sandbox/confine.py: its own namespaces as uid 1000, only its
+toolchains and workspace mounted, no network but the gateway, capped disk) and its workspace is put
+back as it was at the budget; its environment is an allowlist of the host's (AGENT_HOST_ENV), never
+all of it. The judge's execs (role "eval") are not confined: its kernel runners make their own
+sandboxes (runner/evaluator/isolation.py). Every exec is contained (`bwrap` for a confined agent):
 
   pid-namespace   (`containment()` finds it works; the usual case) each exec runs as
                   `setpriv --pdeathsig KILL -- unshare --pid --fork --kill-child --mount-proc ARGV`
@@ -17,9 +20,10 @@ allowlist of the host's (AGENT_HOST_ENV), never all of it; what it does guarante
 
 On timeout every process of the exec gets SIGTERM, and SIGKILL after a grace period. Each exec's
 TMPDIR is the spec's `tmp_dir` (under the run's temp root, `run_temp_root`), so temp folders an agent
-or the judge makes (mktemp -d, tempfile) are removed with the run. An agent's HOME is `home/` in that
-folder, not the host user's: the host's dotfiles, credentials and login-shell start-up (a `bash -l`
-that runs pyenv or conda init, as Codex's shell tool does) stay out of the attempt.
+or the judge makes (mktemp -d, tempfile) are removed with the run (a confined agent's is a tmpfs
+there). An agent's HOME is `home/` in that folder, not the host user's: the host's dotfiles,
+credentials and login-shell start-up (a `bash -l` that runs pyenv or conda init, as Codex's shell
+tool does) stay out of the attempt.
 """
 from __future__ import annotations
 
