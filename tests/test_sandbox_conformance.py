@@ -139,19 +139,19 @@ def test_the_host_users_home_is_out_of_reach(attempt):
 
 def test_it_runs_unprivileged_and_cannot_write_outside_its_workspace(attempt):
     tag = uuid.uuid4().hex[:8]
-    targets = [f"/escape-{tag}", f"/tmp/escape-{tag}", "/etc/escape", "/usr/escape", "/gauntlet/agent/new.txt",
-               "/gauntlet/agent/prompt.md", str(attempt.workspace.parent / f"escape-{tag}")]
+    targets = [f"/escape-{tag}", f"/tmp/escape-{tag}", f"/etc/escape-{tag}", f"/usr/escape-{tag}",
+               "/gauntlet/agent/new.txt", "/gauntlet/agent/prompt.md", str(attempt.workspace.parent / f"escape-{tag}")]
     writes = "; ".join(f"(echo x >> {t}) 2>/dev/null && echo 'WROTE {t}' >> \"$WS/report.txt\"" for t in targets)
-    attempt.run(f"{writes}; id -u >> \"$WS/report.txt\"; grep CapEff /proc/self/status >> \"$WS/report.txt\"")
-    report = attempt.report()
+    try:
+        attempt.run(f"{writes}; id -u >> \"$WS/report.txt\"; grep CapEff /proc/self/status >> \"$WS/report.txt\"")
+        report = attempt.report()
+        wrote = [t for t in targets if Path(t).exists() and Path(t).read_text().endswith("x\n")]
+    finally:   # what a broken sandbox let it write on the host goes again
+        for target in targets[:4]:
+            Path(target).unlink(missing_ok=True)
     assert "0000000000000000" in report and "\n0\n" not in f"\n{report}", report   # no capability, not root
-    for target in targets:                 # what a write reached, it reached on the host
-        host = Path(target)
-        assert not (host.exists() and host.read_text().endswith("x\n")), f"wrote {target} on the host"
+    assert wrote == [], f"wrote on the host: {wrote}"      # a write to its own /tmp is fine, not to the host's
     assert (attempt.agent_dir / "prompt.md").read_text() == "optimize kernel.py\n"
-    # a write to its own /tmp is fine; the same path on the host must not appear
-    assert not Path(f"/tmp/escape-{tag}").exists()
-    assert not Path(f"/escape-{tag}").exists()
 
 
 def _listener(host: str) -> tuple[socket.socket, threading.Event, int]:

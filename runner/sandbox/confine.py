@@ -24,7 +24,8 @@ in as a unix socket and the launcher (runner/gateway.py) forwards 127.0.0.1:GATE
 
 Where bwrap or the namespaces cannot be made, `available()` says why in one line and the run layer
 refuses agents that run a command (oracle, noop and replay run nothing in a sandbox).
-GAUNTLET_AGENT_CONFINEMENT=none pretends so (tests of the refusal and of the unconfined fallback).
+GAUNTLET_AGENT_CONFINEMENT=none pretends so (the refusal's test); =off runs agents unconfined
+(development, and the tests of the local backend's unconfined kill fallbacks).
 """
 from __future__ import annotations
 
@@ -66,6 +67,21 @@ class DiskLimits:
                    file_max=parse_size(env("GAUNTLET_AGENT_FILE_MAX", "1g")),
                    workspace_max=parse_size(env("GAUNTLET_AGENT_WORKSPACE_MAX", "2g")),
                    workspace_files=int(env("GAUNTLET_AGENT_WORKSPACE_FILES", "100000")))
+
+
+def system_links_sys_and_gpus() -> list[str]:
+    """bwrap arguments shared with the kernel runners' sandbox (runner/evaluator/isolation.py): the
+    merged-/usr links (/bin -> usr/bin, ...), /sys read-only and the GPU device nodes."""
+    args = []
+    for link in SYSTEM_DIRS:
+        if Path(link).is_symlink():
+            args += ["--symlink", os.readlink(link), link]
+    if Path("/sys").is_dir():
+        args += ["--ro-bind", "/sys", "/sys"]
+    for node in [*GPU_NODES, *sorted(str(p) for p in Path("/dev").glob("nvidia[0-9]*"))]:
+        if Path(node).exists():
+            args += ["--dev-bind", node, node]
+    return args
 
 
 def _within(path: Path, other: Path) -> bool:
@@ -140,15 +156,7 @@ class Confinement:
             args += [*parents(path), "--perms", "1777", "--size", str(self.disk.tmpfs), "--tmpfs", path]
         for kind, source, target in binds:
             args += [*parents(target), kind, source, target]
-        for link in SYSTEM_DIRS:          # merged-/usr systems: /bin -> usr/bin, /lib64 -> usr/lib64
-            if Path(link).is_symlink():
-                args += ["--symlink", os.readlink(link), link]
-        if Path("/sys").is_dir():
-            args += ["--ro-bind", "/sys", "/sys"]
-        for node in [*GPU_NODES, *sorted(str(p) for p in Path("/dev").glob("nvidia[0-9]*"))]:
-            if Path(node).exists():
-                args += ["--dev-bind", node, node]
-        args += ["--chdir", str(self.workdir), "--"]
+        args += [*system_links_sys_and_gpus(), "--chdir", str(self.workdir), "--"]
         if self.root:   # bwrap made the mounts as root; the agent is host uid 1000, in a user namespace of its own
             args += ["setpriv", f"--reuid={AGENT_UID}", f"--regid={AGENT_UID}", "--clear-groups",
                      "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
@@ -175,8 +183,8 @@ class Confinement:
 @functools.lru_cache(maxsize=None)
 def available() -> str | None:
     """None when an agent can be confined here (a probe runs the whole command line), else why not."""
-    if os.environ.get(CONFINEMENT_ENV) == "none":
-        return f"{CONFINEMENT_ENV}=none"
+    if os.environ.get(CONFINEMENT_ENV) in ("none", "off"):
+        return f"{CONFINEMENT_ENV}={os.environ[CONFINEMENT_ENV]}"
     missing = [tool for tool in ("bwrap", "setpriv", "unshare", "prlimit") if not shutil.which(tool)]
     if missing:
         return f"{', '.join(missing)} not installed (Debian/Ubuntu: apt-get install bubblewrap util-linux)"
@@ -201,8 +209,10 @@ def available() -> str | None:
 
 
 def refusal(kind: str) -> str | None:
-    """Why an agent of this kind may not run on the local backend here, or None."""
-    if kind != "command":
+    """Why an agent of this kind may not run on the local backend here, or None.
+    GAUNTLET_AGENT_CONFINEMENT=off (development and the tests of the unconfined fallbacks only) lets
+    it run unconfined: its result then records agent_containment pid-namespace or process-group."""
+    if kind != "command" or os.environ.get(CONFINEMENT_ENV) == "off":
         return None
     why = available()
     if why is None:
