@@ -211,18 +211,19 @@ def test_no_network_but_its_own_loopback(attempt):
 
 
 def test_disk_is_capped_everywhere_it_can_write(attempt):
-    # 4 GiB into the workspace (in files just under the 32 MiB per-file cap), and 256 MiB into each
-    # temp folder (their tmpfs hold 64 MiB)
-    bomb = ('i=0; while [ $i -lt 128 ]; do head -c 33554431 /dev/zero > "$WS/bomb$i" 2>/dev/null || break; '
-            'i=$((i+1)); done; echo "workspace files $i" >> "$WS/report.txt"; '
-            'head -c 268435456 /dev/zero > "${TMPDIR:-/tmp}/big" 2>/dev/null; '
-            'head -c 268435456 /dev/zero > /tmp/big2 2>/dev/null; '
-            'ls -l "${TMPDIR:-/tmp}/big" /tmp/big2 >> "$WS/report.txt" 2>&1; echo done >> "$WS/report.txt"')
+    # 300 MiB into each temp folder in 30 MiB files (their tmpfs hold 64 MiB each), then 4 GiB into
+    # the workspace in files just under the 32 MiB per-file cap (the watchdog stops it at 48 MiB)
+    fill = ('mkdir -p "$1" && n=0; while [ $n -lt 10 ]; do head -c 31457280 /dev/zero > "$1/fill$n" 2>/dev/null '
+            '|| break; n=$((n+1)); done; echo "temp $(du -sk "$1" | cut -f1) $1" >> "$WS/report.txt"')
+    bomb = (f'fill() {{ {fill}; }}; fill "${{TMPDIR:-/tmp}}/t"; fill /tmp/t2; fill /dev/shm/t3; '
+            'i=0; while [ $i -lt 128 ]; do head -c 33554431 /dev/zero > "$WS/bomb$i" 2>/dev/null || break; '
+            'i=$((i+1)); done; echo "workspace files $i" >> "$WS/report.txt"')
     attempt.run(bomb, timeout=120)
     used = sum(p.stat().st_size for p in attempt.workspace.rglob("*") if p.is_file())
     assert used < 128 * 2**20, f"{used} bytes in the workspace (limit 48 MiB)"
-    sizes = [int(line.split()[4]) for line in attempt.report().splitlines() if line.startswith("-")]
-    assert all(size <= 64 * 2**20 for size in sizes), attempt.report()   # each stopped at its tmpfs
+    temps = [line.split() for line in attempt.report().splitlines() if line.startswith("temp ")]
+    assert len(temps) == 3, attempt.report()
+    assert all(int(kib) <= 64 * 1024 for _, kib, _ in temps), attempt.report()   # each stopped at its tmpfs
 
 
 def test_edits_after_the_budget_are_not_kept(attempt):
