@@ -81,7 +81,8 @@ class ExecResult:
     seconds: float
     stdout_path: Path | None = None
     stderr_path: Path | None = None
-    containment: str | None = None        # how its processes were held: bwrap | pid-namespace | process-group | container
+    # how its processes were held: bwrap | pid-namespace | process-group | container
+    containment: str | None = None
     limits: str | None = None             # the limits enforced on them, or "none: <why>"
 
 

@@ -266,7 +266,8 @@ class LocalSandbox:
         self.spec = spec
         # an agent is confined by bubblewrap where it works here (runner/sandbox/confine.py); the run
         # layer refuses a command agent where it does not, so the unconfined path is left to tests
-        self.confinement = Confinement(spec, DiskLimits.from_env()) if spec.role == "agent" and available() is None else None
+        confined = spec.role == "agent" and available() is None
+        self.confinement = Confinement(spec, DiskLimits.from_env()) if confined else None
         self.containment = "bwrap" if self.confinement else containment()
         self._tokens: list[str] = []
         self._live: dict[int, subprocess.Popen] = {}
@@ -328,7 +329,8 @@ class LocalSandbox:
                 # agent edits in the grace below is undone (docs/agents.md)
                 _stopped_while(proc.pid, freeze.take)
             # Whether it finished or not, nothing it started may outlive the exec.
-            kill_tree(proc.pid, token, grace if timed_out else (0 if killed_reason else 0.5), by_marker=not namespaced)
+            kill_tree(proc.pid, token, grace if timed_out else (0 if killed_reason else 0.5),
+                      by_marker=not namespaced)
             proc.wait()
         except BaseException:
             # SIGINT/SIGTERM of the runner (raised here as an exception): the tree dies now, no grace
