@@ -145,15 +145,16 @@ def find_cli(name: str) -> str | None:
 def cli_folders(name: str) -> list[Path]:
     """What an agent CLI needs to run on the local backend beyond the system folders, each mounted
     read-only at the path the agent's PATH names: the repo's .agents/ (scripts/install-agents.sh), or
-    for a CLI found elsewhere on PATH its folder and its real file's package folder."""
+    for a CLI found elsewhere on PATH its folder and its real file's (a symlink's target: a native
+    installer's versions folder). Never more: a wider folder could hold task files."""
     found = find_cli(name) if name else None
     if not found:
         return []
     agents = LOCAL_BIN.parent.parent
-    if Path(found).resolve().is_relative_to(agents.resolve()):
-        return [agents]
     real = Path(found).resolve()
-    return [Path(found).parent, real.parent.parent if real.parent.parent != Path("/") else real.parent]
+    if real.is_relative_to(agents.resolve()):
+        return [agents]
+    return list(dict.fromkeys([Path(found).parent, real.parent]))
 
 
 def preflight(spec, backend: str) -> None:
