@@ -45,6 +45,7 @@ IMAGE_PYTHON = "/opt/venv/bin/python"   # every image has it (scripts/images/ins
 JUDGE_DIR = "/gauntlet/judge"
 JUDGE_CAPS = ["SETUID", "SETGID", "CHOWN", "FOWNER", "DAC_OVERRIDE", "KILL"]
 WATCHDOG_MARGIN_S = 5.0
+FREEZE_LEAD_S = 2.0
 PACKAGE = Path(__file__).resolve().parent.parent     # runner/, wherever it is installed
 
 _CLIENT = None
@@ -262,8 +263,12 @@ class DockerSandbox:
             raise RuntimeError(f"sandbox {self.name} is stopped")
         api = self.client.api
         token = uuid.uuid4().hex
+        # an agent's workspace is copied at the budget from here, with the container paused; its
+        # SIGTERM (inside) comes FREEZE_LEAD_S later, so the copy cannot miss the budget's end on a
+        # slow engine; what it writes after the budget is undone either way
+        lead = FREEZE_LEAD_S if self.spec.role == "agent" else 0.0
         wrapped = ["setsid", "--wait", "timeout", "--signal=TERM", f"--kill-after={max(grace, 0.1):g}s",
-                   f"{max(timeout, 0.1):g}s", *argv]
+                   f"{max(timeout + lead, 0.1):g}s", *argv]
         full_env = {**self.env, **(env or {}), MARKER: token}
         start = time.monotonic()
         exec_id = api.exec_create(self.container.id, wrapped, stdin=stdin is not None, stdout=True,
@@ -284,13 +289,14 @@ class DockerSandbox:
         pump = _Pump(sock, stdout, stderr, self.limits["log_max"])
         pump.start()
 
-        watchdog_at = start + timeout + grace + WATCHDOG_MARGIN_S
+        watchdog_at = start + timeout + lead + grace + WATCHDOG_MARGIN_S
         killed_reason = None
         next_check = start + 1.0
         # an agent's workspace as it was at the budget: what it edits in the grace is not evaluated
         freeze = DeadlineFreeze(Path(self.spec.workdir)) if self.spec.role == "agent" else None
         while pump.is_alive():
-            pump.join(timeout=0.2)
+            to_budget = start + timeout - time.monotonic()   # wake at the budget while the copy is due
+            pump.join(timeout=max(0.01, min(0.2, to_budget)) if freeze and freeze.copy is None else 0.2)
             now = time.monotonic()
             if not pump.is_alive():
                 break
