@@ -6,9 +6,9 @@ prefix (the in-sandbox forwarder) the agent's sandbox needs. Agents without one 
 replay, plain command) get nothing: no network, no variables.
 
 What it does, per attempt:
-  * listens on a unix socket (always) and, on the local backend, on a loopback TCP port;
-    in a container the socket is bind-mounted at /gauntlet/gateway and `launch.py` (written next to
-    it) forwards 127.0.0.1:GATEWAY_PORT inside the container to it, then runs the agent command;
+  * listens on a unix socket, bind-mounted into the agent's sandbox at /gauntlet/gateway (a
+    container, or bubblewrap on the local backend); `launch.py` (written next to it) forwards
+    127.0.0.1:GATEWAY_PORT inside the sandbox's network namespace to it, then runs the agent command;
   * forwards only to the agent's one upstream (its base URL), only on the allowed paths; CONNECT
     (protocol "connect") only to the allowed host:port pairs;
   * authenticates the agent by a per-attempt token (the agent's "API key") and swaps in the real
@@ -43,6 +43,7 @@ import shutil
 import socket
 import socketserver
 import ssl
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -53,7 +54,7 @@ from urllib.parse import urlsplit
 from .sandbox import Mount
 from .sandbox.local import gateway_temp_dir
 
-GATEWAY_PORT = 47813                   # the in-container loopback port (docker backend)
+GATEWAY_PORT = 47813                   # the in-sandbox loopback port
 SOCKET_DIR_IN_SANDBOX = "/gauntlet/gateway"
 REPO = Path(__file__).resolve().parent.parent
 LOCAL_BIN = REPO / ".agents" / "node_modules" / ".bin"   # scripts/install-agents.sh puts the CLIs here
@@ -141,6 +142,21 @@ def find_cli(name: str) -> str | None:
     return shutil.which(name) or shutil.which(name, path=str(LOCAL_BIN))
 
 
+def cli_folders(name: str) -> list[Path]:
+    """What an agent CLI needs to run on the local backend beyond the system folders, each mounted
+    read-only at the path the agent's PATH names: the repo's .agents/ (scripts/install-agents.sh), or
+    for a CLI found elsewhere on PATH its folder and its real file's (a symlink's target: a native
+    installer's versions folder). Never more: a wider folder could hold task files."""
+    found = find_cli(name) if name else None
+    if not found:
+        return []
+    agents = LOCAL_BIN.parent.parent
+    real = Path(found).resolve()
+    if real.is_relative_to(agents.resolve()):
+        return [agents]
+    return list(dict.fromkeys([Path(found).parent, real.parent]))
+
+
 def preflight(spec, backend: str) -> None:
     """Fail fast, before any sandbox starts, naming every missing prerequisite at once: each required
     key, and the CLI itself on the local backend."""
@@ -163,17 +179,18 @@ def open_gateway(spec, agent_dir: Path, backend: str):
         yield GatewayHandle(env={})
         return
     config = gateway_config(spec)
-    gw = Gateway(config, Path(agent_dir), tcp=(backend == "local"))
+    gw = Gateway(config, Path(agent_dir))
     gw.start()
     try:
-        if backend == "local":
-            url = f"http://127.0.0.1:{gw.tcp_port}"
-            mounts, prefix = (), ()
-        else:
-            url = f"http://127.0.0.1:{GATEWAY_PORT}"
-            mounts = (Mount(gw.socket_dir, SOCKET_DIR_IN_SANDBOX, read_only=True),)
-            prefix = ("python3", f"{SOCKET_DIR_IN_SANDBOX}/launch.py", "--port", str(GATEWAY_PORT),
-                      "--socket", f"{SOCKET_DIR_IN_SANDBOX}/gw.sock", "--")
+        # Both backends alike: the agent's network namespace has only its loopback, where the
+        # launcher forwards GATEWAY_PORT to the socket mounted in (runner/sandbox/confine.py, docker.py)
+        url = f"http://127.0.0.1:{GATEWAY_PORT}"
+        mounts = (Mount(gw.socket_dir, SOCKET_DIR_IN_SANDBOX, read_only=True),)
+        python = sys.executable if backend == "local" else "python3"   # an image's python3 is on its PATH
+        prefix = (python, f"{SOCKET_DIR_IN_SANDBOX}/launch.py", "--port", str(GATEWAY_PORT),
+                  "--socket", f"{SOCKET_DIR_IN_SANDBOX}/gw.sock", "--")
+        if backend == "local":   # the agent CLI's install, read-only where it lies (the CLIs of .agents/)
+            mounts += tuple(Mount(path, str(path)) for path in cli_folders(getattr(spec, "cli", "")))
         env = {k: v.format(url=url, token=gw.token) for k, v in config["agent_env"].items()}
         env["GAUNTLET_GATEWAY_URL"] = url
         env["GAUNTLET_GATEWAY_KEY"] = gw.token
@@ -281,11 +298,6 @@ class _UnixServer(socketserver.ThreadingUnixStreamServer):
         return conn, ("unix", 0)
 
 
-class _TCPServer(socketserver.ThreadingTCPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-
 def _run_dir_of(agent_dir: Path) -> Path | None:
     """The run dir of an attempt's agent folder (<run>/attempts/<attempt>/agent), if it is one: a
     run dir holds the lock file every run takes (runner/run.py lock_run_dir)."""
@@ -296,7 +308,7 @@ def _run_dir_of(agent_dir: Path) -> Path | None:
 
 
 class Gateway:
-    def __init__(self, config: dict, agent_dir: Path, tcp: bool):
+    def __init__(self, config: dict, agent_dir: Path):
         self.config = config
         self.protocol = config["protocol"]
         self.agent_dir = agent_dir
@@ -319,11 +331,6 @@ class Gateway:
         self.servers = [_UnixServer(str(self.socket_path), handler)]
         os.chmod(self.socket_dir, 0o755)
         os.chmod(self.socket_path, 0o666)    # the container's user may not be ours
-        self.tcp_port = None
-        if tcp:
-            tcp_server = _TCPServer(("127.0.0.1", 0), handler)
-            self.tcp_port = tcp_server.server_address[1]
-            self.servers.append(tcp_server)
         (self.socket_dir / "launch.py").write_text(LAUNCHER)
         self.transcript = open(agent_dir / "gateway.jsonl", "a")
         self._threads = [threading.Thread(target=s.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
@@ -766,7 +773,7 @@ def _splice(a: socket.socket, b: socket.socket, stop: threading.Event) -> tuple[
     return counts[a], counts[b]
 
 
-# The in-sandbox side (docker backend): forward 127.0.0.1:PORT to the mounted unix socket, run the
+# The in-sandbox side (either backend): forward 127.0.0.1:PORT to the mounted unix socket, run the
 # agent command, exit with its status. Standard library only; written next to the socket.
 LAUNCHER = r'''"""gauntlet gateway launcher: 127.0.0.1:PORT -> unix socket, then run the agent command."""
 import os, select, signal, socket, subprocess, sys, threading

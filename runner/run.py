@@ -276,6 +276,11 @@ class Run:
                 preflight(spec, options.backend)
         except GatewayError as exc:
             raise RunError(str(exc)) from None
+        if options.backend == "local":   # an agent that runs a command runs only where it is contained
+            from .sandbox.confine import refusal
+            refused = next((why for why in map(refusal, (a.kind for a in options.agents)) if why), None)
+            if refused:
+                raise RunError(refused)
         names = [a.name for a in options.agents]
         if len(set(names)) != len(names):
             raise RunError(f"--agent: {', '.join(sorted({n for n in names if names.count(n) > 1}))} named twice")

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Install Gauntlet for development and CPU runs into a project virtual environment (.venv): the
 # package, torch's CPU build, Triton (its interpreter runs kernels on the CPU), pytest, and, where
-# apt is available and we are root, Debian's python3-venv, bubblewrap (the evaluator's kernel
-# sandbox) and hipcc (offline HIP compiles). Idempotent. Activate with `. .venv/bin/activate`.
+# apt is available and we are root, Debian's python3-venv, bubblewrap (the kernel runners' and
+# the local backend's agents' sandbox) and hipcc (offline HIP compiles). Idempotent. Activate with `. .venv/bin/activate`.
 #
 # A stock Debian 12 python3 refuses `pip install` outside a venv (externally-managed-environment),
 # which is why everything goes into .venv. On a GPU host, create .venv with

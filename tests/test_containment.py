@@ -17,7 +17,7 @@ import psutil
 import pytest
 
 from runner.sandbox import SandboxSpec, open_sandbox
-from runner.sandbox import local
+from runner.sandbox import confine, local
 
 from .conftest import REPO, gauntlet
 
@@ -85,6 +85,11 @@ def host_tmp(tmp_path) -> Path:
     return path
 
 
+def _in_workspace(out: Path, *names: str) -> list[Path]:
+    """Where a confined agent can leave files for the test: its workspace."""
+    return [out / "attempts" / ATTEMPT / "workspace" / name for name in names]
+
+
 def _argv(tasks_root, out, command, budget="10m", agent: Path | None = None) -> list[str]:
     """`gauntlet run` of `command`: as the command agent, or as the agent file `agent` (which holds it)."""
     chosen = ["--agent", str(agent)] if agent else ["--agent", "command", "--command", command]
@@ -121,7 +126,7 @@ def test_escapees_die_with_the_budget(tmp_path):
     try:
         result = sandbox.exec(["/bin/sh", "-c", _escaping(tag, ready)], timeout=3, grace=0.5)
         assert ready.exists(), "the script never started"
-        assert result.timed_out and result.containment == "pid-namespace"
+        assert result.timed_out and result.containment == "bwrap"
         assert _alive_after(tag) == []
     finally:
         _kill(tag)
@@ -129,7 +134,9 @@ def test_escapees_die_with_the_budget(tmp_path):
 
 def test_process_group_fallback_still_kills_marked_daemons(tmp_path, monkeypatch):
     monkeypatch.setenv(local.CONTAINMENT_ENV, "process-group")
+    monkeypatch.setenv(confine.CONFINEMENT_ENV, "off")      # the fallback of an unconfined exec
     local.containment.cache_clear()
+    confine.available.cache_clear()
     tag, ready = _tag(), tmp_path / "ready"
     try:
         sandbox = open_sandbox("local", SandboxSpec(role="agent", platform="cpu", workdir=tmp_path))
@@ -140,16 +147,18 @@ def test_process_group_fallback_still_kills_marked_daemons(tmp_path, monkeypatch
         assert _alive_after(tag) == []
     finally:
         local.containment.cache_clear()
+        confine.available.cache_clear()
         _kill(tag)
 
 
 def test_run_timeout_leaves_no_process_and_no_temp_folder(tasks_root, tmp_path, host_tmp):
-    tag, ready, made, out = _tag(), tmp_path / "ready", tmp_path / "made", tmp_path / "run"
+    tag, out = _tag(), tmp_path / "run"
+    ready, made = _in_workspace(out, "ready", "made")
     try:
         gauntlet(*_argv(tasks_root, out, _escaping(tag, ready, made), budget="3s")[3:],
                  env={"TMPDIR": str(host_tmp)})
         r = json.loads((out / "attempts" / ATTEMPT / "result.json").read_text())
-        assert r["status"] == "agent_timeout" and r["agent_containment"] == "pid-namespace"
+        assert r["status"] == "agent_timeout" and r["agent_containment"] == "bwrap"
         assert r["compiled"], r["error"]         # the evaluation ran, its temp folders in the run's root too
         assert _alive_after(tag) == []
         agent_tmp = Path(made.read_text().strip())
@@ -162,11 +171,12 @@ def test_run_timeout_leaves_no_process_and_no_temp_folder(tasks_root, tmp_path, 
 
 @pytest.mark.parametrize("signum,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_interrupted_run_stops_its_agent_and_removes_its_temp_folders(tasks_root, tmp_path, host_tmp, signum, code):
-    tag, ready, made, out = _tag(), tmp_path / "ready", tmp_path / "made", tmp_path / "run"
+    tag, out = _tag(), tmp_path / "run"
+    ready, made = _in_workspace(out, "ready", "made")
     proc = _start(_argv(tasks_root, out, _escaping(tag, ready, made)), {"TMPDIR": str(host_tmp)})
     try:
         _wait_for(ready, proc)
-        assert Path(made.read_text().strip()).is_dir()
+        assert Path(made.read_text().strip()).parent.is_dir()   # the attempt's temp folder (a tmpfs in the sandbox)
         proc.send_signal(signum)
         _stdout, stderr = proc.communicate(timeout=120)
         assert proc.returncode == code, stderr
@@ -180,7 +190,8 @@ def test_interrupted_run_stops_its_agent_and_removes_its_temp_folders(tasks_root
 
 
 def test_sigkill_of_the_runner_kills_its_agent_and_gc_removes_the_temp_folders(tasks_root, tmp_path, host_tmp):
-    tag, ready, made, out = _tag(), tmp_path / "ready", tmp_path / "made", tmp_path / "run"
+    tag, out = _tag(), tmp_path / "run"
+    ready, made = _in_workspace(out, "ready", "made")
     command = _escaping(tag, ready, made)
     proc = _start(_argv(tasks_root, out, command, agent=_gateway_agent(tmp_path, command)), {"TMPDIR": str(host_tmp)})
     try:
@@ -190,7 +201,7 @@ def test_sigkill_of_the_runner_kills_its_agent_and_gc_removes_the_temp_folders(t
         proc.kill()
         proc.wait()
         assert _alive_after(tag) == [], "the agent outlived a SIGKILLed runner"
-        agent_tmp = Path(made.read_text().strip())
+        agent_tmp = Path(made.read_text().strip()).parent    # the attempt's temp folder on the host
         assert agent_tmp.is_dir()                 # nobody was left to remove it ...
         env = {"TMPDIR": str(host_tmp)}
         listed = gauntlet("gc", "--backend", "local", "--dry-run", env=env).stdout
@@ -204,8 +215,9 @@ def test_sigkill_of_the_runner_kills_its_agent_and_gc_removes_the_temp_folders(t
 
 def test_gc_kills_what_the_process_group_fallback_left_and_spares_live_runs(tasks_root, tmp_path, host_tmp):
     # without a pid namespace nothing kills the agent when the runner is SIGKILLed: gc must
-    tag, ready, out = _tag(), tmp_path / "ready", tmp_path / "run"
-    env = {"TMPDIR": str(host_tmp), local.CONTAINMENT_ENV: "process-group"}
+    tag, out = _tag(), tmp_path / "run"
+    [ready] = _in_workspace(out, "ready")
+    env = {"TMPDIR": str(host_tmp), local.CONTAINMENT_ENV: "process-group", confine.CONFINEMENT_ENV: "off"}
     command = f"( setsid sh -c 'sleep {tag}' & ) & echo started > {ready}; sleep 300"
     proc = _start(_argv(tasks_root, out, command), env)
     try:
@@ -226,24 +238,23 @@ def test_gc_kills_what_the_process_group_fallback_left_and_spares_live_runs(task
 
 
 def test_resume_after_sigkill_removes_the_dead_runs_temp_folders(tasks_root, tmp_path, host_tmp):
-    tag, ready, made, stale, out = _tag(), tmp_path / "ready", tmp_path / "made", tmp_path / "stale", tmp_path / "run"
-    # the resumed agent reports whether the killed attempt's temp folder is still there
-    command = (f'[ -s {made} ] && [ -e "$(cat {made})" ] && echo left > {stale}; '
-               + _escaping(tag, ready, made))
+    tag, out = _tag(), tmp_path / "run"
+    ready, made = _in_workspace(out, "ready", "made")
+    command = _escaping(tag, ready, made)
     argv = _argv(tasks_root, out, command, budget="3s")
     env = {"TMPDIR": str(host_tmp)}
     proc = _start(argv, env)
     try:
         _wait_for(ready, proc)
-        first = Path(made.read_text().strip())
+        first = Path(made.read_text().strip()).parent     # the killed attempt's temp folder on the host
         proc.kill()
         proc.wait()
         assert first.is_dir()
+        (first / "stale").write_text("left by the killed attempt\n")
         ready.unlink()
         gauntlet(*argv[3:], "--resume", env=env)
         assert ready.exists(), "the resumed agent never ran"
-        assert not stale.exists(), "--resume left the killed attempt's temp folder"
-        assert list(host_tmp.iterdir()) == []
+        assert list(host_tmp.iterdir()) == [], "--resume left the killed attempt's temp folder"
         assert _alive_after(tag) == []
     finally:
         proc.kill()

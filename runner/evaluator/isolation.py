@@ -31,6 +31,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..sandbox.confine import SYSTEM_DIRS, system_links_sys_and_gpus
 from .build import COMPILER_ENV
 
 RUNNER_UID = 65534                  # the candidate's runner (and every runner in the namespace modes)
@@ -43,9 +44,6 @@ PASSED_ENV = ("LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "
               "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "ROCM_PATH", "HIP_PATH", *COMPILER_ENV.values(),
               "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS",
               "TORCH_CUDA_ARCH_LIST", "TRITON_PTXAS_PATH")
-GPU_NODES = ("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset",
-             "/dev/kfd", "/dev/dri")
-SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 
 
 class IsolationError(RuntimeError):
@@ -110,14 +108,7 @@ class Isolation:
         args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         for path in self._readable():
             args += ["--ro-bind", str(path), str(path)]
-        for link in SYSTEM_DIRS:        # merged-/usr systems: /bin -> usr/bin, /lib64 -> usr/lib64, ...
-            if Path(link).is_symlink():
-                args += ["--symlink", os.readlink(link), link]
-        if Path("/sys").is_dir():
-            args += ["--ro-bind", "/sys", "/sys"]
-        for node in [*GPU_NODES, *sorted(str(p) for p in Path("/dev").glob("nvidia[0-9]*"))]:
-            if Path(node).exists():
-                args += ["--dev-bind", node, node]
+        args += system_links_sys_and_gpus()
         args += ["--bind", str(workdir), str(workdir), "--chdir", str(workdir)]
         return args
 

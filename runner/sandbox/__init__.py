@@ -1,8 +1,8 @@
 """Sandbox: where an agent or an evaluation runs. The seam is small on purpose: exec, copy, stop.
 
 Backends register by name; callers open one with `open_sandbox(backend, spec)` and never learn
-which they got. `local` runs processes on this host (no isolation: for development and for GPU
-hosts without docker); `docker` (runner/sandbox/docker.py) runs one container per phase.
+which they got. `local` runs processes on this host, an agent's in a bubblewrap sandbox
+(runner/sandbox/confine.py); `docker` (runner/sandbox/docker.py) runs one container per phase.
 """
 from __future__ import annotations
 
@@ -81,7 +81,8 @@ class ExecResult:
     seconds: float
     stdout_path: Path | None = None
     stderr_path: Path | None = None
-    containment: str | None = None        # how its processes were held: pid-namespace | process-group | container
+    # how its processes were held: bwrap | pid-namespace | process-group | container
+    containment: str | None = None
     limits: str | None = None             # the limits enforced on them, or "none: <why>"
 
 

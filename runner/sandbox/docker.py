@@ -34,6 +34,7 @@ import uuid
 from pathlib import Path, PurePosixPath
 
 from . import ExecResult, ResourceLimits, SandboxSpec, parse_size
+from .hostfs import DeadlineFreeze, _lchown_tree, tree_usage
 
 MARKER = "GAUNTLET_SANDBOX_EXEC"
 AGENT_UID = 1000
@@ -44,6 +45,7 @@ IMAGE_PYTHON = "/opt/venv/bin/python"   # every image has it (scripts/images/ins
 JUDGE_DIR = "/gauntlet/judge"
 JUDGE_CAPS = ["SETUID", "SETGID", "CHOWN", "FOWNER", "DAC_OVERRIDE", "KILL"]
 WATCHDOG_MARGIN_S = 5.0
+FREEZE_LEAD_S = 2.0
 PACKAGE = Path(__file__).resolve().parent.parent     # runner/, wherever it is installed
 
 _CLIENT = None
@@ -144,46 +146,6 @@ def gpu_options(spec: SandboxSpec) -> tuple[dict, dict]:
         visible = ",".join(str(i) for i in range(len(render)))  # inside, GPUs are numbered from 0
         return kwargs, {"HIP_VISIBLE_DEVICES": visible, "ROCR_VISIBLE_DEVICES": visible}
     return {}, {}
-
-
-# -- ownership of the host folders the agent user writes -------------------------------------------
-def _lchown_tree(root: Path, uid: int, gid: int) -> None:
-    """chown without following symlinks (an agent's symlink to /etc/shadow changes only the link)."""
-    try:
-        os.lchown(root, uid, gid)
-    except FileNotFoundError:
-        return
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        for name in dirnames + filenames:
-            try:
-                os.lchown(os.path.join(dirpath, name), uid, gid)
-            except FileNotFoundError:
-                pass
-
-
-def tree_usage(root: Path, stop_at_files: int) -> tuple[int, int]:
-    """(bytes, entries) under root: the larger of apparent size and allocated blocks per file."""
-    total, count = 0, 0
-    stack = [str(root)]
-    while stack:
-        try:
-            entries = os.scandir(stack.pop())
-        except OSError:
-            continue
-        with entries:
-            for entry in entries:
-                count += 1
-                if count > stop_at_files:
-                    return total, count
-                try:
-                    st = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
-                else:
-                    total += max(st.st_size, st.st_blocks * 512)
-    return total, count
 
 
 class DockerSandbox:
@@ -301,8 +263,12 @@ class DockerSandbox:
             raise RuntimeError(f"sandbox {self.name} is stopped")
         api = self.client.api
         token = uuid.uuid4().hex
+        # an agent's workspace is copied at the budget from here, with the container paused; its
+        # SIGTERM (inside) comes FREEZE_LEAD_S later, so the copy cannot miss the budget's end on a
+        # slow engine; what it writes after the budget is undone either way
+        lead = FREEZE_LEAD_S if self.spec.role == "agent" else 0.0
         wrapped = ["setsid", "--wait", "timeout", "--signal=TERM", f"--kill-after={max(grace, 0.1):g}s",
-                   f"{max(timeout, 0.1):g}s", *argv]
+                   f"{max(timeout + lead, 0.1):g}s", *argv]
         full_env = {**self.env, **(env or {}), MARKER: token}
         start = time.monotonic()
         exec_id = api.exec_create(self.container.id, wrapped, stdin=stdin is not None, stdout=True,
@@ -323,14 +289,19 @@ class DockerSandbox:
         pump = _Pump(sock, stdout, stderr, self.limits["log_max"])
         pump.start()
 
-        watchdog_at = start + timeout + grace + WATCHDOG_MARGIN_S
+        watchdog_at = start + timeout + lead + grace + WATCHDOG_MARGIN_S
         killed_reason = None
         next_check = start + 1.0
+        # an agent's workspace as it was at the budget: what it edits in the grace is not evaluated
+        freeze = DeadlineFreeze(Path(self.spec.workdir)) if self.spec.role == "agent" else None
         while pump.is_alive():
-            pump.join(timeout=0.2)
+            to_budget = start + timeout - time.monotonic()   # wake at the budget while the copy is due
+            pump.join(timeout=max(0.01, min(0.2, to_budget)) if freeze and freeze.copy is None else 0.2)
             now = time.monotonic()
             if not pump.is_alive():
                 break
+            if freeze is not None and freeze.copy is None and now >= start + timeout:
+                self._frozen(freeze.take)
             # The command is gone but something it left holds its stdout open (the engine would wait
             # ~2 s for it): do not let that something run on.
             try:
@@ -355,6 +326,10 @@ class DockerSandbox:
             self._hard_kill()
             pump.join(timeout=10)
         pump.close()
+        note = freeze.restore() if freeze is not None else None
+        if note and stderr:
+            with open(stderr, "ab") as fh:
+                fh.write(f"\n{note}\n".encode())
         seconds = time.monotonic() - start
         info = {}
         try:
@@ -376,6 +351,22 @@ class DockerSandbox:
         return ExecResult(returncode=None if timed_out else code, timed_out=timed_out, seconds=seconds,
                           stdout_path=Path(stdout) if stdout else None,
                           stderr_path=Path(stderr) if stderr else None, containment="container")
+
+    def _frozen(self, action) -> None:
+        """`action` while every process in the container is paused (the cgroup freezer), so that a
+        copy of the workspace is of one instant."""
+        try:
+            self.container.pause()
+        except Exception:
+            action()                 # not pausable (already gone): the copy is still of the deadline
+            return
+        try:
+            action()
+        finally:
+            try:
+                self.container.unpause()
+            except Exception:
+                pass
 
     def _kill_all(self) -> None:
         """SIGKILL every process of the agent user: kill(-1) as that uid spares only other uids

@@ -1,7 +1,10 @@
-"""Local sandbox: processes on this host, each exec in a pid namespace of its own where one can be made.
+"""Local sandbox: processes on this host; an agent's in a bubblewrap sandbox, others in a pid namespace.
 
-No isolation from the host's files (use docker for hostile agents), and an agent's environment is an
-allowlist of the host's (AGENT_HOST_ENV), never all of it; what it does guarantee is containment:
+An agent exec is confined (runner/sandbox/confine.py: its own namespaces as uid 1000, only its
+toolchains and workspace mounted, no network but the gateway, capped disk) and its workspace is put
+back as it was at the budget; its environment is an allowlist of the host's (AGENT_HOST_ENV), never
+all of it. The judge's execs (role "eval") are not confined: its kernel runners make their own
+sandboxes (runner/evaluator/isolation.py). Every exec is contained (`bwrap` for a confined agent):
 
   pid-namespace   (`containment()` finds it works; the usual case) each exec runs as
                   `setpriv --pdeathsig KILL -- unshare --pid --fork --kill-child --mount-proc ARGV`
@@ -17,9 +20,10 @@ allowlist of the host's (AGENT_HOST_ENV), never all of it; what it does guarante
 
 On timeout every process of the exec gets SIGTERM, and SIGKILL after a grace period. Each exec's
 TMPDIR is the spec's `tmp_dir` (under the run's temp root, `run_temp_root`), so temp folders an agent
-or the judge makes (mktemp -d, tempfile) are removed with the run. An agent's HOME is `home/` in that
-folder, not the host user's: the host's dotfiles, credentials and login-shell start-up (a `bash -l`
-that runs pyenv or conda init, as Codex's shell tool does) stay out of the attempt.
+or the judge makes (mktemp -d, tempfile) are removed with the run (a confined agent's is a tmpfs
+there). An agent's HOME is `home/` in that folder, not the host user's: the host's dotfiles,
+credentials and login-shell start-up (a `bash -l` that runs pyenv or conda init, as Codex's shell
+tool does) stay out of the attempt.
 """
 from __future__ import annotations
 
@@ -38,6 +42,8 @@ import psutil
 
 from . import ExecResult, SandboxSpec
 from .cgroups import ExecGroup
+from .confine import Confinement, DiskLimits, available
+from .hostfs import DeadlineFreeze, tree_usage
 
 # What an agent inherits from the host's environment: what a CLI needs to find its tools, locale,
 # terminal, GPU and CA bundle, and Gauntlet's own knobs. Never the rest: other vendors' API keys and
@@ -258,12 +264,24 @@ def gc(dry_run: bool = False, live=lambda run_dir: False) -> list[str]:
 class LocalSandbox:
     def __init__(self, spec: SandboxSpec):
         self.spec = spec
-        self.containment = containment()
+        # an agent is confined by bubblewrap where it works here (runner/sandbox/confine.py); the run
+        # layer refuses a command agent where it does not, so the unconfined path is left to tests
+        confined = spec.role == "agent" and available() is None
+        self.confinement = Confinement(spec, DiskLimits.from_env()) if confined else None
+        self.containment = "bwrap" if self.confinement else containment()
         self._tokens: list[str] = []
         self._live: dict[int, subprocess.Popen] = {}
 
     def path(self, host_path: Path) -> str:
-        return str(Path(host_path).resolve())
+        """Host paths, but a mount's (confined: where it is mounted, as on docker)."""
+        p = Path(host_path).resolve()
+        if self.confinement:
+            for m in sorted(self.spec.mounts, key=lambda m: len(Path(m.source).resolve().parts), reverse=True):
+                src = Path(m.source).resolve()
+                if p.is_relative_to(src):
+                    rel = p.relative_to(src).as_posix()
+                    return m.target if rel == "." else f"{m.target.rstrip('/')}/{rel}"
+        return str(p)
 
     def exec(self, argv, *, timeout, cwd=None, env=None, stdout=None, stderr=None, stdin=None,
              grace=10.0) -> ExecResult:
@@ -279,14 +297,21 @@ class LocalSandbox:
                 home = Path(self.spec.tmp_dir) / "home"
                 home.mkdir(exist_ok=True)
                 full_env["HOME"] = str(home)
-        namespaced = self.containment == "pid-namespace"
+        conf = self.confinement
+        if conf:
+            full_env.update(conf.env())
+            argv = conf.argv(argv)
+        namespaced = self.containment in ("pid-namespace", "bwrap")
         group = ExecGroup(token, self.spec.limits) if self.spec.limits is not None else None
-        prefix = [*(group.prefix() if group else []), *(_pid_namespace_prefix() if namespaced else [])]
+        prefix = [*(group.prefix() if group else []),
+                  *(_pid_namespace_prefix() if self.containment == "pid-namespace" else [])]
         out = open(stdout, "wb") if stdout else subprocess.DEVNULL
         err = open(stderr, "wb") if stderr else subprocess.DEVNULL
         start = time.monotonic()
-        timed_out = False
+        timed_out, killed_reason = False, None
         proc = None
+        owner = conf.hand_over() if conf else None
+        freeze = DeadlineFreeze(Path(self.spec.workdir)) if self.spec.role == "agent" else None
         try:
             proc = subprocess.Popen([*prefix, *argv], cwd=cwd or str(self.spec.workdir), env=full_env,
                                     stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
@@ -298,12 +323,14 @@ class LocalSandbox:
                     proc.stdin.close()
                 except BrokenPipeError:
                     pass
-            try:
-                proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                timed_out = True
+            timed_out, killed_reason = self._wait(proc, timeout)
+            if timed_out and freeze is not None:
+                # the workspace as it is at the budget, taken with every process stopped: what the
+                # agent edits in the grace below is undone (docs/agents.md)
+                _stopped_while(proc.pid, freeze.take)
             # Whether it finished or not, nothing it started may outlive the exec.
-            kill_tree(proc.pid, token, grace if timed_out else 0.5, by_marker=not namespaced)
+            kill_tree(proc.pid, token, grace if timed_out else (0 if killed_reason else 0.5),
+                      by_marker=not namespaced)
             proc.wait()
         except BaseException:
             # SIGINT/SIGTERM of the runner (raised here as an exception): the tree dies now, no grace
@@ -316,14 +343,49 @@ class LocalSandbox:
                 self._live.pop(proc.pid, None)
             if group is not None:
                 group.close()
+            notes = [f"gauntlet: agent killed: {killed_reason}"] if killed_reason else []
+            if freeze is not None:
+                notes.append(freeze.restore())
+            if conf:
+                conf.hand_back(owner)
             for fh in (out, err):
                 if fh is not subprocess.DEVNULL:
                     fh.close()
-        return ExecResult(returncode=None if timed_out else proc.returncode, timed_out=timed_out,
+            notes = [n for n in notes if n]
+            if notes and stderr:
+                with open(stderr, "a") as fh:
+                    fh.write("".join(f"\n{n}\n" for n in notes))
+        code = proc.returncode
+        if killed_reason and code in (None, 0):
+            code = 137
+        return ExecResult(returncode=None if timed_out else code, timed_out=timed_out,
                           seconds=time.monotonic() - start,
                           stdout_path=Path(stdout) if stdout else None,
                           stderr_path=Path(stderr) if stderr else None, containment=self.containment,
                           limits=group.enforced if group else None)
+
+    def _wait(self, proc: subprocess.Popen, timeout: float) -> tuple[bool, str | None]:
+        """(timed out, why it was killed early): a confined agent's workspace is held to its size and
+        entry count by a watchdog each second, as on docker."""
+        if not self.confinement:
+            try:
+                proc.wait(timeout=timeout)
+                return False, None
+            except subprocess.TimeoutExpired:
+                return True, None
+        disk = self.confinement.disk
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                proc.wait(timeout=max(0.0, min(1.0, deadline - time.monotonic())))
+                return False, None
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= deadline:
+                    return True, None
+            used, count = tree_usage(Path(self.spec.workdir), disk.workspace_files)
+            if used > disk.workspace_max or count > disk.workspace_files:
+                return False, (f"the workspace exceeded its limit ({used} bytes, {count} entries; limits "
+                               f"{disk.workspace_max} bytes, {disk.workspace_files} entries)")
 
     def copy_in(self, source: Path, target: str) -> None:
         _copy(Path(source), Path(target))
@@ -339,6 +401,28 @@ class LocalSandbox:
                 pass
         for token in self._tokens:
             _kill_all(_marked(token), wait=0)
+
+
+def _stopped_while(root_pid: int, action) -> None:
+    """`action` with the exec's whole tree stopped (SIGSTOP), then SIGCONT."""
+    try:
+        root = psutil.Process(root_pid)
+        procs = [root, *root.children(recursive=True)]
+    except (psutil.Error, OSError):
+        procs = []
+    for p in procs:
+        try:
+            p.suspend()
+        except (psutil.Error, OSError):
+            pass
+    try:
+        action()
+    finally:
+        for p in procs:
+            try:
+                p.resume()
+            except (psutil.Error, OSError):
+                pass
 
 
 def _copy(source: Path, target: Path) -> None:

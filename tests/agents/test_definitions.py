@@ -105,7 +105,8 @@ def test_cursor_command_line(tmp_path):
 def test_run_options_reach_the_agent_through_gauntlet_run(tmp_path, tasks_root):
     """`gauntlet run --model/--max-turns/--effort` -> the CLI's flags; the agent sees the gateway's URL and
     a per-attempt key, never the real one."""
-    record = tmp_path / "record.json"
+    # in the workspace: the only host folder a confined agent writes
+    record = tmp_path / "run" / "attempts" / "triton2triton__scale" / "workspace" / "record.json"
     bindir = fake_bin(tmp_path, "claude", FAKE_CLI_RECORD=str(record))
     proc = gauntlet("run", "--agent", "claude-code", "--tasks", "triton2triton", "--tasks-root", tasks_root,
                     "--device", "cpu", "--budget", "60", "--out", tmp_path / "run", "--model", "m-1",

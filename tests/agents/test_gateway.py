@@ -23,9 +23,33 @@ from .conftest import jsonl, tasks_root  # noqa: F401  (fixture)
 TOOL = {"name": "Bash", "description": "run", "input_schema": {"type": "object"}}
 
 
-def post(url_or_port, path, body, headers, timeout=30):
-    port = url_or_port if isinstance(url_or_port, int) else int(url_or_port.rsplit(":", 1)[1].split("/")[0])
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+class _UnixHTTPConnection(http.client.HTTPConnection):
+    def __init__(self, path: str, timeout: float):
+        super().__init__("localhost", timeout=timeout)
+        self.unix_path = path
+
+    def connect(self):
+        self.sock = gateway_socket_at(self.unix_path, self.timeout)
+
+
+def gateway_socket_at(path: str, timeout: float) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    sock.connect(path)
+    return sock
+
+
+def gateway_connection(handle, timeout=30) -> http.client.HTTPConnection:
+    """HTTP to the gateway through its unix socket, as the in-sandbox launcher reaches it."""
+    return _UnixHTTPConnection(str(handle.gateway.socket_path), timeout)
+
+
+def gateway_socket(handle, timeout=10) -> socket.socket:
+    return gateway_socket_at(str(handle.gateway.socket_path), timeout)
+
+
+def post(handle, path, body, headers, timeout=30):
+    conn = gateway_connection(handle, timeout)
     conn.request("POST", path, body=json.dumps(body), headers={"content-type": "application/json", **headers})
     resp = conn.getresponse()
     return resp, resp.read()
@@ -50,7 +74,7 @@ def test_anthropic_stream_metered_key_swapped_server_tools_stripped(anthropic_ga
     assert env["ANTHROPIC_API_KEY"].startswith("gauntlet-") and env["ANTHROPIC_API_KEY"] != "sk-real"
     body = {"model": "m", "max_tokens": 100, "stream": True, "messages": [{"role": "user", "content": "hi"}],
             "tools": [TOOL, {"type": "web_search_20250305", "name": "web_search"}]}
-    resp, data = post(env["ANTHROPIC_BASE_URL"], "/v1/messages?beta=true", body,
+    resp, data = post(handle, "/v1/messages?beta=true", body,
                       {"x-api-key": env["ANTHROPIC_API_KEY"], "accept-encoding": "gzip"})
     assert resp.status == 200 and "event-stream" in resp.getheader("content-type")
     assert b"event: message_stop" in data and b'"name": "Read"' in data
@@ -67,13 +91,12 @@ def test_anthropic_stream_metered_key_swapped_server_tools_stripped(anthropic_ga
 
 def test_refusals_never_reach_upstream(anthropic_gateway):
     handle, server, agent_dir = anthropic_gateway
-    url = handle.env["ANTHROPIC_BASE_URL"]
     body = {"model": "m", "max_tokens": 10, "messages": [], "tools": [TOOL]}
-    resp, data = post(url, "/v1/messages", body, {"x-api-key": "sk-real"})    # the real key is not the agent's
+    resp, data = post(handle, "/v1/messages", body, {"x-api-key": "sk-real"})    # the real key is not the agent's
     assert resp.status == 401 and b"authentication_error" in data
-    resp, _ = post(url, "/v1/complete", body, {"x-api-key": handle.env["ANTHROPIC_API_KEY"]})
+    resp, _ = post(handle, "/v1/complete", body, {"x-api-key": handle.env["ANTHROPIC_API_KEY"]})
     assert resp.status == 403
-    conn = http.client.HTTPConnection("127.0.0.1", int(url.rsplit(":", 1)[1]), timeout=10)
+    conn = gateway_connection(handle, timeout=10)
     conn.request("CONNECT", "example.com:443")
     assert conn.getresponse().status == 403
     assert server.requests == []
@@ -104,8 +127,7 @@ def test_sse_is_streamed_through_unbuffered(tmp_path, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-real")
     (tmp_path / "agent").mkdir()
     with open_gateway(resolve_agent("claude-code"), tmp_path / "agent", "local") as handle:
-        port = int(handle.env["ANTHROPIC_BASE_URL"].rsplit(":", 1)[1])
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+        conn = gateway_connection(handle, timeout=20)
         conn.request("POST", "/v1/messages", body=b"{}", headers={"x-api-key": handle.env["ANTHROPIC_API_KEY"]})
         resp = conn.getresponse()
         first = resp.read1(65536)
@@ -128,10 +150,10 @@ def test_openai_responses_bearer_swapped_and_metered(tmp_path, monkeypatch):
             assert env["OPENAI_BASE_URL"].endswith("/v1") and env["OPENAI_API_KEY"].startswith("gauntlet-")
             body = {"model": "gpt-5.5", "stream": True, "input": [],
                     "tools": [{"type": "function", "name": "exec_command"}, {"type": "web_search"}]}
-            resp, data = post(env["GAUNTLET_GATEWAY_URL"], "/v1/responses", body,
+            resp, data = post(handle, "/v1/responses", body,
                               {"authorization": f"Bearer {env['OPENAI_API_KEY']}"})
             assert resp.status == 200 and b"response.completed" in data and b"exec_command" in data
-            resp, _ = post(env["GAUNTLET_GATEWAY_URL"], "/v1/responses", {**body, "stream": False},
+            resp, _ = post(handle, "/v1/responses", {**body, "stream": False},
                            {"authorization": f"Bearer {env['OPENAI_API_KEY']}"})
             assert resp.status == 200
         headers = {k.lower(): v for k, v in server.requests[0]["headers"].items()}
@@ -158,15 +180,14 @@ def test_connect_tunnels_only_to_allowed_hosts(tmp_path, monkeypatch):
     monkeypatch.setenv("CURSOR_API_KEY", "cur-key")
     (tmp_path / "agent").mkdir()
     with open_gateway(resolve_agent("cursor"), tmp_path / "agent", "local") as handle:
-        proxy = handle.env["HTTPS_PROXY"]
+        assert handle.env["HTTPS_PROXY"] == "http://127.0.0.1:47813"        # the in-sandbox launcher's port
         assert handle.env["CURSOR_API_KEY"] == "cur-key"                     # Cursor must hold its own key
-        port = int(proxy.rsplit(":", 1)[1])
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        with gateway_socket(handle) as s:
             s.sendall(f"CONNECT {allowed} HTTP/1.1\r\nHost: {allowed}\r\n\r\n".encode())
             assert s.recv(4096).startswith(b"HTTP/1.1 200")
             s.sendall(b"ping\n")
             assert s.recv(64) == b"pong\n"
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        with gateway_socket(handle) as s:
             s.sendall(b"CONNECT 127.0.0.1:1 HTTP/1.1\r\n\r\n")
             assert s.recv(4096).startswith(b"HTTP/1.1 403")
     statuses = [(e["method"], e["status"]) for e in jsonl(tmp_path / "agent" / "gateway.jsonl")]
@@ -215,7 +236,7 @@ def test_close_does_not_wait_for_a_hung_upstream(tmp_path, monkeypatch):
         with open_gateway(resolve_agent("claude-code"), tmp_path / "agent", "local") as handle:
             def hang():
                 try:
-                    post(handle.env["ANTHROPIC_BASE_URL"], "/v1/messages",
+                    post(handle, "/v1/messages",
                          {"model": "m", "max_tokens": 9, "tools": [TOOL], "messages": []},
                          {"x-api-key": handle.env["ANTHROPIC_API_KEY"]}, timeout=60)
                 except (OSError, http.client.HTTPException):
@@ -247,9 +268,8 @@ def test_stream_outcomes_are_recorded_and_a_stall_is_stopped(tmp_path, monkeypat
              "tools": [{"type": "function", "name": "shell", "parameters": {}}]})
     try:
         with open_gateway(spec, tmp_path / "agent", "local") as handle:
-            port = int(handle.env["GAUNTLET_GATEWAY_URL"].rsplit(":", 1)[1])
             try:
-                resp, data = post(port, path, body, {"x-api-key": handle.env["GAUNTLET_GATEWAY_KEY"],
+                resp, data = post(handle, path, body, {"x-api-key": handle.env["GAUNTLET_GATEWAY_KEY"],
                                                      "authorization": f"Bearer {handle.env['GAUNTLET_GATEWAY_KEY']}"})
             except http.client.IncompleteRead as exc:    # the gateway ended a stalled stream mid-chunk
                 data = exc.partial
