@@ -369,9 +369,11 @@ def _summary_line(r) -> str:
 
     def yn(v):
         return "y" if v else "n"
+    from . import score     # what counts, not the raw evaluation (an infra_error's baseline is no pass)
     drawn = r.correct_drawn is not None
-    return (f"{r.task:28s} {r.status:13s} compiled={yn(r.compiled)} "
-            f"correct={yn(r.correct_seen)}/{yn(r.correct_unseen)}" + (f"/{yn(r.correct_drawn)}" if drawn else "")
+    return (f"{r.task:28s} {r.status:13s} compiled={yn(score.compiled(r))} "
+            f"correct={yn(score.correct(r, 'seen'))}/{yn(score.correct(r, 'unseen'))}"
+            + (f"/{yn(score.correct(r, 'drawn'))}" if drawn else "")
             + f" speedup={sp(r.speedup_seen)}/{sp(r.speedup_unseen)}" + (f"/{sp(r.speedup_drawn)}" if drawn else "")
             + (f" violations={len(r.violations)}" if r.violations else ""))
 
@@ -526,19 +528,31 @@ def _terminate_as_exception() -> None:
 
 
 # `gauntlet run` / `eval` exit codes (README): 0 every attempt ran (whatever the agent achieved),
-# 3 some attempt ended in infra_error or task_error (its numbers are not the agent's); 1 and 2 are
-# errors before any attempt (bad input) as usual.
+# 3 some attempt ended in infra_error or task_error (its numbers are not the agent's), 4 every
+# attempt of some agent failed to start (its command not found or not executable: nothing was
+# benchmarked); 1 and 2 are errors before any attempt (bad input) as usual.
 EXIT_NOT_SCORED = 3
+EXIT_AGENT_NEVER_RAN = 4
 
 
 def _exit_for(results) -> None:
     from .score import NOT_SCORED
     bad = [r for r in results if r.status in NOT_SCORED]
+    by_agent: dict = {}
+    for r in results:
+        by_agent.setdefault(r.agent, []).append(r)
+    never = [agent for agent, rs in by_agent.items() if all(r.agent_failure == "not_started" for r in rs)]
+    for agent in never:
+        code = by_agent[agent][0].agent_exit_code
+        click.echo(f"error: agent {agent} never ran: every attempt's command failed to start (exit {code}); "
+                   "see agent/stderr.log in its attempts", err=True)
     if bad:
         names = ", ".join(f"{r.task} ({r.status})" for r in bad[:5]) + (" ..." if len(bad) > 5 else "")
         click.echo(f"error: {len(bad)} attempt(s) did not score: {names}; see their result.json "
                    "(`--resume` redoes infra errors)", err=True)
         sys.exit(EXIT_NOT_SCORED)
+    if never:
+        sys.exit(EXIT_AGENT_NEVER_RAN)
 
 
 @main.command("eval")

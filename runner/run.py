@@ -81,6 +81,16 @@ class RunError(RuntimeError):
     """A run-level problem the user can act on (one line)."""
 
 
+class EvaluatorFailed(RuntimeError):
+    """The evaluator died or could not start (killed by the OOM killer, an interpreter it cannot
+    execute, no verdict written): the harness failed, not the candidate. The attempt is an
+    infra_error, which --resume redoes; never the agent's compile failure."""
+
+
+# Exit codes of a command the sandbox could not start: not found, found but not executable (POSIX shells).
+NOT_STARTED_EXIT_CODES = (126, 127)
+
+
 @dataclass
 class RunOptions:
     agent: AgentSpec
@@ -459,6 +469,15 @@ class Attempt:
             self._agent_phase(result)
             self.on_phase(f"agent done: {result.status} in {result.agent_seconds or 0:.0f} s, "
                           f"{len(result.changed_files)} file(s) changed")
+            if result.status == "agent_error" and not result.changed_files:
+                # What an evaluation would judge is the task as shipped, which an X->X task's
+                # baseline passes: no work of the agent's, so nothing to evaluate (score.produced).
+                if result.agent_exit_code in NOT_STARTED_EXIT_CODES:
+                    result.agent_failure = "not_started"
+                result.error = (f"the agent failed (exit {result.agent_exit_code}"
+                                + (": its command could not start" if result.agent_failure == "not_started" else "")
+                                + ") and changed nothing: not evaluated")
+                return self._finish(result)
             self.on_phase("evaluating (compile, correctness, timing)")
             self._evaluate(result)
         except Exception as exc:  # infrastructure: recorded, and the run goes on
@@ -488,8 +507,11 @@ class Attempt:
                 network=gateway.network, limits=ResourceLimits.for_agents(self.options.jobs),
                 tmp_dir=phase_temp_dir(adir.parent.parent, adir.name, "agent") if self.options.backend == "local" else None,
                 labels={"gauntlet.task": task.id, "gauntlet.run": self.run_id}))
-            self._run_agent(spec, sandbox, workspace, agent_dir, budget, deadline, result,
-                            wrap=gateway.argv_prefix)  # the in-sandbox gateway forwarder, if any
+            outcome = self._run_agent(spec, sandbox, workspace, agent_dir, budget, deadline, result,
+                                      wrap=gateway.argv_prefix)  # the in-sandbox gateway forwarder, if any
+        if outcome is not None:
+            # read once the gateway has closed: a request the budget cut off has recorded itself by now
+            self._classify(spec, agent_dir, outcome, result)
         changes = workspace.finalize(adir / "record.git")
         result.changed_files, result.violations = changes.changed_files, changes.violations
         (adir / "diff.patch").write_text(changes.patch)
@@ -502,8 +524,10 @@ class Attempt:
             return {}
         return {k: os.environ[k] for k in spec.env_required if k in os.environ}
 
-    def _run_agent(self, spec, sandbox, workspace, agent_dir, budget, deadline, result, wrap=()) -> None:
+    def _run_agent(self, spec, sandbox, workspace, agent_dir, budget, deadline, result, wrap=()):
+        """The agent's phase in its sandbox; a command agent's ExecResult (None for the built-ins)."""
         task = self.task
+        outcome = None
         try:
             prompt_path = agent_dir / "prompt.md"
             # an absolute interpreter: login shells (`bash -lc`, Codex) reset PATH. Locally this one
@@ -533,20 +557,25 @@ class Attempt:
                                        stderr=agent_dir / "stderr.log")
                 result.agent_exit_code = outcome.returncode
                 result.agent_containment, result.agent_limits = outcome.containment, outcome.limits
-                if outcome.timed_out:
-                    result.status = "agent_timeout"
-                elif outcome.returncode != 0:
-                    result.status = "agent_error"
-                report = parse_output(spec, agent_dir, outcome.timed_out, outcome.returncode)
-                for log in ("stdout.log", "stderr.log"):    # parsed in full above; kept bounded on disk
-                    cap_log(agent_dir / log)
-                result.agent_failure, result.usage, result.cost_usd = report.failure, report.usage, report.cost_usd
-                result.usage_source = report.usage_source
-                if report.retryable:     # the model API failed (or refused), not the agent: even at the budget
-                    result.status = "infra_error"
             result.agent_seconds = round(time.monotonic() - started, 3)
         finally:
             sandbox.stop()  # every process of the agent is dead before anything is read
+        return outcome
+
+    @staticmethod
+    def _classify(spec, agent_dir: Path, outcome, result: AttemptResult) -> None:
+        """Status and failure class from the exit, the CLI's output and the gateway's records."""
+        if outcome.timed_out:
+            result.status = "agent_timeout"
+        elif outcome.returncode != 0:
+            result.status = "agent_error"
+        report = parse_output(spec, agent_dir, outcome.timed_out, outcome.returncode)
+        for log in ("stdout.log", "stderr.log"):    # parsed in full above; kept bounded on disk
+            cap_log(agent_dir / log)
+        result.agent_failure, result.usage, result.cost_usd = report.failure, report.usage, report.cost_usd
+        result.usage_source = report.usage_source
+        if report.retryable:     # the model API failed (or refused), not the agent: even at the budget
+            result.status = "infra_error"
 
     # -- evaluation phase ------------------------------------------------------------------------
     def _evaluate(self, result: AttemptResult) -> None:
@@ -633,9 +662,12 @@ def evaluate_candidate(task: Task, candidate: Path | None, adir: Path, options: 
         return Evaluation(device=options.device, compiled=False,
                           error=f"evaluation exceeded {options.eval_timeout_s:.0f} s and was killed")
     if outcome.returncode != 0 or not out.is_file():
-        tail = (eval_dir / "stderr.log").read_text(errors="replace")[-2000:]
-        return Evaluation(device=options.device, compiled=False,
-                          error=f"evaluator exited with {outcome.returncode}: {tail.strip()}")
+        # The judge exits 0 whatever the candidate did (its kernels run in runner processes of their
+        # own): a non-zero exit, a signal or no verdict is the harness's failure.
+        tail = (eval_dir / "stderr.log").read_text(errors="replace")[-2000:].strip()
+        how = (f"was killed by signal {-outcome.returncode}" if outcome.returncode < 0
+               else f"exited with {outcome.returncode}" + ("" if outcome.returncode else " and wrote no verdict"))
+        raise EvaluatorFailed(f"the evaluator {how}" + (f": {tail}" if tail else ""))
     return read_verdict(out, nonce, options.device, adir / "evaluation.json")
 
 
@@ -647,8 +679,8 @@ def read_verdict(path: Path, nonce: str, device: str, keep: Path) -> Evaluation:
     try:
         data = read_json(path)
         evaluation = Evaluation.from_dict(data)
-    except (OSError, ValueError, TypeError) as exc:
-        return Evaluation(device=device, compiled=False, error=f"unreadable evaluation.json: {exc}")
+    except (OSError, ValueError, TypeError) as exc:   # no runner can write it: the judge's own failure
+        raise EvaluatorFailed(f"unreadable evaluation.json: {exc}") from None
     if evaluation.nonce != nonce:
         return rejected("evaluation.json was not written by the evaluator (nonce missing or wrong)")
     for row in evaluation.configs:
@@ -774,9 +806,14 @@ def _reevaluate_all(run_dir: Path, options: RunOptions, tasks: dict[str, Task], 
         if on_phase:
             on_phase(f"{old.task}" + (f" k{old.attempt}" if old.attempt else "") + f" ({old.agent})",
                      f"evaluating (the previous result kept as result.prev-{kept}.json)")
-        evaluation = evaluate_candidate(task, candidate, adir, options, drawn=recorded_drawn_configs(manifest, task.id))
         old.device = options.device
-        old.error = None if old.status != "infra_error" else old.error
+        try:
+            evaluation = evaluate_candidate(task, candidate, adir, options, drawn=recorded_drawn_configs(manifest, task.id))
+        except EvaluatorFailed as exc:
+            old.status, old.error = "infra_error", str(exc)
+            evaluation = Evaluation(device=options.device, compiled=False)
+        else:
+            old.error = None if old.status != "infra_error" else old.error
         old.apply(evaluation)
         old.eval_seconds = evaluation_seconds(adir)
         write_json(result_path, old.to_dict())
