@@ -289,6 +289,11 @@ class Run:
         names = [a.name for a in options.agents]
         if len(set(names)) != len(names):
             raise RunError(f"--agent: {', '.join(sorted({n for n in names if names.count(n) > 1}))} named twice")
+        if any(spec.kind == "oracle" for spec in options.agents):
+            bare = [t.id for t in tasks if not t.solution_files()]
+            if bare:
+                raise RunError(f"--agent oracle: {', '.join(bare)} ship(s) no solution/ for the oracle to "
+                               "apply; choose --tasks that do (`gauntlet tasks show` says)")
         self.layout = RunLayout(self.dir, several_agents=len(options.agents) > 1)
         self.unreadable: dict[Path, str] = {}   # result.json files resume could not read (redone)
         self.tasks = tasks

@@ -69,3 +69,15 @@ def test_gauntlet_eval_with_a_dying_evaluator_is_infra_error(tasks_root, tmp_pat
     assert r["status"] == "infra_error" and not r["compiled"] and "exited with 137" in r["error"], r
     assert proc.returncode == 3, proc.stderr
     assert json.loads((out / "attempts" / ATTEMPT / "result.prev-1.json").read_text())["correct_seen"]
+
+
+def test_the_oracle_on_a_task_without_a_solution_is_refused_before_any_attempt(tasks_root, tmp_path):
+    import shutil
+    shutil.rmtree(tasks_root / SCALE / "solution")
+    toml = tasks_root / SCALE / "task.toml"
+    toml.write_text(toml.read_text().replace('[solution]\ndir = "solution"\n', ""))
+    out = tmp_path / "run"
+    proc = run(tasks_root, out, "--agent", "oracle", check=False)
+    assert proc.returncode == 1 and not out.exists(), proc.stdout + proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(errors) == 1 and "--agent oracle: triton2triton/scale ship(s) no solution/" in errors[0], errors
