@@ -390,10 +390,41 @@ def _gpu_pool(gpus: str | None, device: str):
         _fail(f"--gpus: {exc}")
 
 
+def _from_manifest(ctx: click.Context, out: Path) -> None:
+    """`run --resume --out DIR`: every option not given on the command line is taken from the run's
+    manifest (what the interruption hint prints must work as printed); an option given that differs
+    from the manifest's is named by Run with both values."""
+    from click.core import ParameterSource
+    from .run import RunError, read_manifest
+    path = Path(out) / "manifest.json"
+    if not path.is_file():
+        return                      # Run says "holds no run" in one line
+    try:
+        manifest = read_manifest(path)
+    except RunError as exc:
+        _fail(str(exc))
+    opts = manifest.get("options") if isinstance(manifest.get("options"), dict) else {}
+    env_to_name = {envvar: flag[2:].replace("-", "_") for flag, envvar, _k, _h in AGENT_CLI_OPTIONS}
+    recorded = {
+        "agent_names": ([opts["agent"]] + [a.get("agent") for a in opts.get("more_agents", [])]) if "agent" in opts else None,
+        "command": opts.get("agent_command"),
+        "budget": repr(opts["budget_s"]) if "budget_s" in opts else None,
+        "selectors": tuple(manifest.get("tasks") or ()) or None,
+        "tasks_root": Path(manifest["tasks_root"]) if manifest.get("tasks_root") else None,
+        "repeats": manifest.get("attempts_per_task"),
+        **{k: opts.get(k) for k in ("device", "backend", "timing_regime", "graph", "max_speedup", "unseen", "seed")},
+        **{env_to_name[k]: v for k, v in (opts.get("agent_env") or {}).items() if k in env_to_name},
+    }
+    for name, value in recorded.items():
+        if value is not None and ctx.get_parameter_source(name) in (ParameterSource.DEFAULT, None):
+            ctx.params[name] = value
+
+
 @main.command()
-@click.option("--agent", "agent_names", required=True, multiple=True,
+@click.option("--agent", "agent_names", multiple=True,
               help="Agent name (see `gauntlet agents list`) or path to a .toml. Repeatable: several agents "
-                   "in one run give one report with a row per agent.")
+                   "in one run give one report with a row per agent. Required, except with --resume (the "
+                   "run's own).")
 @click.option("--tasks", "selectors", multiple=True, default=("all",), show_default=True,
               help="Task selectors: a category, a task id, or 'all'. Repeatable.")
 @click.option("--backend", type=click.Choice(["local", "docker"]), default="local", show_default=True)
@@ -425,10 +456,21 @@ def _gpu_pool(gpus: str | None, device: str):
 @_agent_cli_options
 @_timing_options
 @_tasks_root_option
-def run(agent_names, selectors, backend, device, budget, out, resume, command, replay_from, tasks_root,
-        timing_regime, graph, max_speedup, unseen, seed, jobs, repeats, gpus, agent_gpu, executor, ray_address,
-        ray_resources, **cli_options):
-    """Run an agent over tasks and evaluate every attempt."""
+@click.pass_context
+def run(ctx, **params):
+    """Run an agent over tasks and evaluate every attempt. `--resume --out DIR` continues a run with
+    the options it was started with (its manifest.json)."""
+    if params["resume"] and params["out"] is not None:
+        _from_manifest(ctx, params["out"])
+        params = dict(ctx.params)
+    if not params["agent_names"]:
+        _fail("Missing option '--agent' (it may be left out only with --resume --out RUN_DIR)")
+    _run(**params)
+
+
+def _run(agent_names, selectors, backend, device, budget, out, resume, command, replay_from, tasks_root,
+         timing_regime, graph, max_speedup, unseen, seed, jobs, repeats, gpus, agent_gpu, executor, ray_address,
+         ray_resources, **cli_options):
     from .report import aggregate, render
     from .run import Run, RunError, RunOptions, now, parse_duration
     try:

@@ -57,7 +57,8 @@ from .evaluator.isolation import HIDE_ENV
 from .gateway import open_gateway
 from .parsers import cap_log
 from .result import MAX_SPEEDUP, AttemptResult, Evaluation, read_json, write_json
-from .sandbox import Mount, ResourceLimits, SandboxSpec, open_sandbox
+from .sandbox import Mount, ResourceLimits, SandboxesStopped, SandboxSpec, open_sandbox
+from .sandbox import stop_all as stop_all_sandboxes, stopping as sandboxes_stopping
 from .sandbox.docker import IMAGE_PYTHON, JUDGE_DIR
 from .sandbox.local import phase_temp_dir, remove_run_temp
 from . import configspace
@@ -325,7 +326,8 @@ class Run:
             self._clean_leftovers()
         else:
             self.manifest = {"options": options.identity(), "started": now(), "finished": None,
-                             "tasks": [t.id for t in tasks], "suite_commit": suite_commit(options.tasks_root.parent),
+                             "tasks": [t.id for t in tasks], "tasks_root": str(options.tasks_root.resolve()),
+                             "suite_commit": suite_commit(options.tasks_root.parent),
                              "versions": versions(options.device), "runs": []}
         self.manifest["tasks"] = sorted(set(self.manifest.get("tasks", [])) | {t.id for t in tasks})
         self.manifest["attempts_per_task"] = max(attempts, self.manifest.get("attempts_per_task", 1))
@@ -433,7 +435,15 @@ class Run:
             return [one(key) for key in keys]
         with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="attempt") as pool:
             futures = [pool.submit(one, key) for key in keys]
-            return [f.result() for f in as_completed(futures)]
+            try:
+                return [f.result() for f in as_completed(futures)]
+            except BaseException:
+                # SIGTERM (SystemExit) or SIGINT lands in this thread; the attempts' threads wait on
+                # sandboxes: stop them all, or the pool's exit waits out every agent's budget
+                for future in futures:
+                    future.cancel()
+                stop_all_sandboxes()
+                raise
 
 
 @dataclass
@@ -463,6 +473,8 @@ class Attempt:
                              device=self.options.device, status="ok", attempt=self.k, started=now())
 
     def _finish(self, result: AttemptResult) -> AttemptResult:
+        if sandboxes_stopping():    # its agent or judge was stopped mid-way: no result, --resume redoes it
+            raise SandboxesStopped(f"{self.task.id}: interrupted")
         result.finished = now()
         write_json(self.dir / "result.json", result.to_dict())
         return result
@@ -486,6 +498,8 @@ class Attempt:
             self.on_phase("evaluating (compile, correctness, timing)")
             self._evaluate(result)
         except Exception as exc:  # infrastructure: recorded, and the run goes on
+            if sandboxes_stopping():   # SIGTERM/SIGINT stopped its sandboxes: unfinished, redone by --resume
+                raise
             result.status = "infra_error"
             result.error = f"{type(exc).__name__}: {exc}"
         return self._finish(result)
@@ -733,8 +747,16 @@ def evaluation_seconds(adir: Path) -> float | None:
         return None
 
 
+# identity() keys -> the `gauntlet run` option that sets them (the message names what to change)
+IDENTITY_FLAGS = {"agent": "--agent", "agent_command": "--command", "more_agents": "--agent", "device": "--device",
+                  "backend": "--backend", "budget_s": "--budget", "agent_env": "--model/--max-turns/--effort/--api-retries",
+                  "timing_regime": "--timing-regime", "graph": "--graph", "max_speedup": "--max-speedup",
+                  "unseen": "--unseen", "seed": "--seed"}
+
+
 def _options_differ(started, now_given: dict) -> str:
-    """Which options differ, one clause each (agent_env by names only: its values may be secrets)."""
+    """Which options differ, one clause each with both values (agent_env by names only: its values may
+    be secrets)."""
     if not isinstance(started, dict):
         return "its manifest records none"
     clauses = []
@@ -744,8 +766,9 @@ def _options_differ(started, now_given: dict) -> str:
             continue
         if key == "agent_env":
             was, now_value = sorted(was or {}), sorted(now_value or {})
-        clauses.append(f"{key} was {was!r}, now {now_value!r}")
-    return "; ".join(clauses)
+        flag = IDENTITY_FLAGS.get(key)
+        clauses.append(f"{key}{f' ({flag})' if flag else ''} was {was!r}, now {now_value!r}")
+    return "; ".join(clauses) + " (leave an option out to keep the run's own)"
 
 
 def keep_previous(adir: Path) -> int:
