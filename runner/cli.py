@@ -375,7 +375,12 @@ def _summary_line(r) -> str:
             f"correct={yn(score.correct(r, 'seen'))}/{yn(score.correct(r, 'unseen'))}"
             + (f"/{yn(score.correct(r, 'drawn'))}" if drawn else "")
             + f" speedup={sp(r.speedup_seen)}/{sp(r.speedup_unseen)}" + (f"/{sp(r.speedup_drawn)}" if drawn else "")
-            + (f" violations={len(r.violations)}" if r.violations else ""))
+            + (f" violations={len(r.violations)}" if r.violations else "")
+            + (f" workspace={r.workspace_bytes / 2**20:,.0f} MiB (gauntlet gc --workspaces)"
+               if (r.workspace_bytes or 0) > LARGE_WORKSPACE_BYTES else ""))
+
+
+LARGE_WORKSPACE_BYTES = 100 * 2**20     # an attempt's summary line names a workspace larger than this
 
 
 def _gpu_pool(gpus: str | None, device: str):
@@ -760,13 +765,21 @@ def doctor(device):
 @click.option("--backend", type=click.Choice(["local", "docker", "all"]), default="all", show_default=True,
               help="local: processes and temp folders; docker: containers and networks.")
 @click.option("--dry-run", is_flag=True, help="List what would be removed.")
-def gc(backend, dry_run):
+@click.option("--workspaces", "run_dirs", multiple=True, type=click.Path(path_type=Path, file_okay=False, exists=True),
+              help="Also remove the agents' workspaces (junk included) of this finished run dir; its "
+                   "results, diffs and record.git stay. Repeatable.")
+def gc(backend, dry_run, run_dirs):
     """Remove what runs that are no longer going left behind (a run whose run dir's lock a live
     process holds is spared): with docker, every container and network the runner created (label
     gauntlet.managed=true); locally, the processes that carry a run's marker and the run's temp
-    folders ($TMPDIR/gauntlet-run-*)."""
-    from .run import run_is_live
+    folders ($TMPDIR/gauntlet-run-*). With --workspaces, the workspaces of finished runs."""
+    from .run import RunError, prune_workspaces, run_is_live
     removed = []
+    for run_dir in run_dirs:
+        try:
+            removed += prune_workspaces(run_dir, dry_run=dry_run)
+        except RunError as exc:
+            _fail(str(exc))
     if backend in ("local", "all"):
         from .sandbox.local import gc as collect_local
         removed += collect_local(dry_run=dry_run, live=run_is_live)

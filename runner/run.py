@@ -533,6 +533,7 @@ class Attempt:
             self._classify(spec, agent_dir, outcome, result)
         changes = workspace.finalize(adir / "record.git")
         result.changed_files, result.violations = changes.changed_files, changes.violations
+        result.workspace_bytes = tree_bytes(workspace.path)
         (adir / "diff.patch").write_text(changes.patch)
 
     @staticmethod
@@ -769,6 +770,41 @@ def _options_differ(started, now_given: dict) -> str:
         flag = IDENTITY_FLAGS.get(key)
         clauses.append(f"{key}{f' ({flag})' if flag else ''} was {was!r}, now {now_value!r}")
     return "; ".join(clauses) + " (leave an option out to keep the run's own)"
+
+
+def tree_bytes(root: Path) -> int:
+    """Bytes of the regular files under root (links not followed; unreadable entries skipped)."""
+    total = 0
+    for folder, dirs, files in os.walk(root, onerror=lambda exc: None):
+        for name in files:
+            try:
+                st = os.lstat(os.path.join(folder, name))
+            except OSError:
+                continue
+            if not os.path.islink(os.path.join(folder, name)):
+                total += st.st_size
+    return total
+
+
+def prune_workspaces(run_dir: Path, dry_run: bool = False) -> list[str]:
+    """`gauntlet gc --workspaces`: remove the agents' workspaces of a finished run (what a report,
+    `gauntlet eval` and an audit read stays: diff.patch, record.git, candidate/, result.json).
+    A run still going, or unfinished (--resume needs its attempts), is left alone, said in one line."""
+    run_dir = Path(run_dir)
+    manifest_path = run_dir / "manifest.json"
+    if not manifest_path.is_file():
+        raise RunError(f"{run_dir}: holds no run (no manifest.json)")
+    if run_is_live(run_dir):
+        raise RunError(f"{run_dir}: in use by a live gauntlet process; its workspaces are kept")
+    if not read_manifest(manifest_path).get("finished"):
+        raise RunError(f"{run_dir}: unfinished (`gauntlet run --resume --out {run_dir}` continues it); "
+                       "its workspaces are kept")
+    removed = []
+    for workspace in sorted(run_dir.glob("attempts/*/workspace")):
+        removed.append(f"workspace {workspace} ({tree_bytes(workspace):,} bytes)")
+        if not dry_run:
+            shutil.rmtree(workspace, ignore_errors=True)
+    return removed
 
 
 def keep_previous(adir: Path) -> int:

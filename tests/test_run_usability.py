@@ -68,3 +68,32 @@ def test_sigterm_stops_a_jobs_run_and_every_agent(tasks_root, tmp_path):
     assert proc.returncode == 143 and "--resume" in stderr, stderr
     assert took < 45 and sleepers() == [], (took, sleepers())
     assert not list(out.glob("attempts/*/result.json"))      # unfinished, not failed: --resume redoes them
+
+
+def test_junk_an_agent_leaves_is_reported_and_gc_prunes_finished_workspaces(tasks_root, tmp_path):
+    out = tmp_path / "run"
+    proc = gauntlet("run", "--agent", "command", "--command",
+                    "head -c 120000000 /dev/zero > {workspace}/junk.bin", "--tasks", "triton2triton",
+                    "--tasks-root", tasks_root, "--device", "cpu", "--out", out)
+    r = result(out)
+    assert r["workspace_bytes"] >= 120_000_000, r["workspace_bytes"]
+    assert "workspace=" in proc.stdout and "gauntlet gc --workspaces" in proc.stdout, proc.stdout
+    workspace = out / "attempts" / ATTEMPT / "workspace"
+    assert (workspace / "junk.bin").exists()
+    dry = gauntlet("gc", "--backend", "local", "--dry-run", "--workspaces", out)
+    assert f"would remove workspace {workspace}" in dry.stdout and workspace.exists()
+    gauntlet("gc", "--backend", "local", "--workspaces", out)
+    assert not workspace.exists()
+    assert (out / "attempts" / ATTEMPT / "diff.patch").is_file() and result(out) == r
+    assert "triton2triton" in gauntlet("report", out).stdout
+
+
+def test_gc_keeps_the_workspaces_of_an_unfinished_run(tasks_root, tmp_path):
+    out = tmp_path / "run"
+    gauntlet("run", "--agent", "noop", "--tasks", "triton2triton", "--tasks-root", tasks_root, "--device", "cpu",
+             "--out", out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    (out / "manifest.json").write_text(json.dumps({**manifest, "finished": None}))
+    proc = gauntlet("gc", "--backend", "local", "--workspaces", out, check=False)
+    assert proc.returncode == 1 and "unfinished" in proc.stderr
+    assert (out / "attempts" / ATTEMPT / "workspace").is_dir()
