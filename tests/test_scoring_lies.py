@@ -3,6 +3,8 @@ model stall cut by the budget. Each must end as what it is, never as the agent's
 Real CLI subprocesses and the real evaluator on the CPU."""
 import json
 
+import pytest
+
 from runner import report, score
 from runner.result import AttemptResult
 
@@ -12,6 +14,7 @@ from .test_run import ATTEMPT, SCALE, result, run
 DIE = "import os\nos._exit(137)\n"     # prepended to a task's reference.py: the judge dies importing it
 
 
+@pytest.mark.quick
 def test_an_agent_whose_command_does_not_exist_passes_nothing_and_the_run_says_so(tasks_root, tmp_path):
     out = tmp_path / "run"
     proc = run(tasks_root, out, "--agent", "command", "--command", "no-such-agent-cli-xyz --go", check=False)
@@ -25,6 +28,7 @@ def test_an_agent_whose_command_does_not_exist_passes_nothing_and_the_run_says_s
     assert row.correct_seen_pct == 0.0 and row.fast_0 == 0.0 and row.aka_mean == 0.0
 
 
+@pytest.mark.quick
 def test_an_agent_error_that_changed_nothing_never_counts_as_correct():
     """A result written before the evaluation was skipped (or re-evaluated by `gauntlet eval`): the
     unedited X->X baseline evaluated correct, under an agent that exited 127."""
@@ -71,6 +75,7 @@ def test_gauntlet_eval_with_a_dying_evaluator_is_infra_error(tasks_root, tmp_pat
     assert json.loads((out / "attempts" / ATTEMPT / "result.prev-1.json").read_text())["correct_seen"]
 
 
+@pytest.mark.quick
 def test_the_oracle_on_a_task_without_a_solution_is_refused_before_any_attempt(tasks_root, tmp_path):
     import shutil
     shutil.rmtree(tasks_root / SCALE / "solution")
