@@ -61,6 +61,8 @@ def _remote_attempt(attempt: Attempt) -> dict:
 
 def execute_on_ray(run: Run, keys: list[AttemptKey], address: str | None, resources: dict[str, float],
                    on_start=None, on_done=None, on_phase=None) -> list:
+    if address is None:
+        _own_cluster_token()      # before Ray is imported: its token loader reads the environment once
     try:
         import ray
     except ImportError:
@@ -70,8 +72,6 @@ def execute_on_ray(run: Run, keys: list[AttemptKey], address: str | None, resour
     # Workers import this checkout's runner (a shared file system, or the same path on every node).
     runtime_env = {"env_vars": {"PYTHONPATH": os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")]))}}
     _check_reachable(address)
-    if address is None:
-        _own_cluster_token()
     try:
         ray.init(address=address, runtime_env=runtime_env, ignore_reinit_error=True, log_to_driver=False,
                  include_dashboard=False)

@@ -74,9 +74,10 @@ WARMUP_CALLS = 5
 # round of one call each, with no warm-up (the config's correctness calls just ran in both runners):
 # the interpreter spends seconds a call, and five rounds were most of a CPU evaluation (issue 31).
 CPU_REPS = 1
-# ... but a config whose calls are cheap (both at most CPU_CHEAP_MS) gets CPU_MORE_ROUNDS more: the
-# median of three absorbs one call a loaded machine delayed (the judge's time bound reads it).
-CPU_CHEAP_MS, CPU_MORE_ROUNDS = 250.0, 2
+# ... but a config whose calls are cheap (both at most CPU_CHEAP_MS) gets CPU_MORE_ROUNDS more, five
+# as before: a median of five absorbs the calls a loaded machine delayed (the judge's time bound
+# reads it; one, and three, read 76 ms off for an honest 60 ms kernel on a 2-core machine at load 25).
+CPU_CHEAP_MS, CPU_MORE_ROUNDS = 250.0, 4
 TAIL_CALIBRATION_REPS = 50
 EVENT_RESOLUTION_MS = 0.0005          # cudaEventElapsedTime's resolution: the smallest sample reported
 ESCAPED_SLACK_MS = 0.005             # above the calibrated tail's p95: noise, not escaped work
