@@ -465,7 +465,9 @@ def _from_manifest(ctx: click.Context, out: Path) -> None:
 def run(ctx, **params):
     """Run an agent over tasks and evaluate every attempt. `--resume --out DIR` continues a run with
     the options it was started with (its manifest.json)."""
-    if params["resume"] and params["out"] is not None:
+    if params["resume"] and params["out"] is None:
+        _fail("--resume: needs --out RUN_DIR (the run to continue)")
+    if params["resume"]:
         _from_manifest(ctx, params["out"])
         params = dict(ctx.params)
     if not params["agent_names"]:
@@ -496,8 +498,6 @@ def _run(agent_names, selectors, backend, device, budget, out, resume, command, 
             _fail(f"--ray-resource: {item!r} is not NAME=AMOUNT")
     if executor != "ray" and resources:
         _fail("--ray-resource: only with --executor ray")
-    if resume and out is None:
-        _fail("--resume: needs --out RUN_DIR (the run to continue)")
     heartbeat_s = _heartbeat_seconds()
     root = Path(tasks_root or default_tasks_root())
     try:
