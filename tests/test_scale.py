@@ -351,6 +351,7 @@ def test_ray_executor_names_an_unreachable_cluster_in_one_line(tasks_root, tmp_p
     assert "--ray-address: cannot join Ray at 127.0.0.1:1" in proc.stderr, proc.stderr
 
 
+@pytest.mark.slow
 def test_ray_executors_own_local_cluster_works_with_rays_default_token_auth(tasks_root, tmp_path):
     """Without --ray-address the run starts its own Ray. Ray 2.60 turns token authentication on for a
     new local cluster and, with no token in the environment, writes one to ~/.ray/auth_token (left
