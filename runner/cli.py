@@ -369,12 +369,19 @@ def _summary_line(r) -> str:
 
     def yn(v):
         return "y" if v else "n"
+    from . import score     # what counts, not the raw evaluation (an infra_error's baseline is no pass)
     drawn = r.correct_drawn is not None
-    return (f"{r.task:28s} {r.status:13s} compiled={yn(r.compiled)} "
-            f"correct={yn(r.correct_seen)}/{yn(r.correct_unseen)}" + (f"/{yn(r.correct_drawn)}" if drawn else "")
+    return (f"{r.task:28s} {r.status:13s} compiled={yn(score.compiled(r))} "
+            f"correct={yn(score.correct(r, 'seen'))}/{yn(score.correct(r, 'unseen'))}"
+            + (f"/{yn(score.correct(r, 'drawn'))}" if drawn else "")
             + f" speedup={sp(r.speedup_seen)}/{sp(r.speedup_unseen)}" + (f"/{sp(r.speedup_drawn)}" if drawn else "")
             + (f" violations={len(r.violations)}" if r.violations else "")
-            + (f" FLAGGED ({len(r.flags)}: scores zero)" if r.flags else ""))
+            + (f" FLAGGED ({len(r.flags)}: scores zero)" if r.flags else "")
+            + (f" workspace={r.workspace_bytes / 2**20:,.0f} MiB (gauntlet gc --workspaces)"
+               if (r.workspace_bytes or 0) > LARGE_WORKSPACE_BYTES else ""))
+
+
+LARGE_WORKSPACE_BYTES = 100 * 2**20     # an attempt's summary line names a workspace larger than this
 
 
 def _gpu_pool(gpus: str | None, device: str):
@@ -389,10 +396,41 @@ def _gpu_pool(gpus: str | None, device: str):
         _fail(f"--gpus: {exc}")
 
 
+def _from_manifest(ctx: click.Context, out: Path) -> None:
+    """`run --resume --out DIR`: every option not given on the command line is taken from the run's
+    manifest (what the interruption hint prints must work as printed); an option given that differs
+    from the manifest's is named by Run with both values."""
+    from click.core import ParameterSource
+    from .run import RunError, read_manifest
+    path = Path(out) / "manifest.json"
+    if not path.is_file():
+        return                      # Run says "holds no run" in one line
+    try:
+        manifest = read_manifest(path)
+    except RunError as exc:
+        _fail(str(exc))
+    opts = manifest.get("options") if isinstance(manifest.get("options"), dict) else {}
+    env_to_name = {envvar: flag[2:].replace("-", "_") for flag, envvar, _k, _h in AGENT_CLI_OPTIONS}
+    recorded = {
+        "agent_names": ([opts["agent"]] + [a.get("agent") for a in opts.get("more_agents", [])]) if "agent" in opts else None,
+        "command": opts.get("agent_command"),
+        "budget": repr(opts["budget_s"]) if "budget_s" in opts else None,
+        "selectors": tuple(manifest.get("tasks") or ()) or None,
+        "tasks_root": Path(manifest["tasks_root"]) if manifest.get("tasks_root") else None,
+        "repeats": manifest.get("attempts_per_task"),
+        **{k: opts.get(k) for k in ("device", "backend", "timing_regime", "graph", "max_speedup", "unseen", "seed")},
+        **{env_to_name[k]: v for k, v in (opts.get("agent_env") or {}).items() if k in env_to_name},
+    }
+    for name, value in recorded.items():
+        if value is not None and ctx.get_parameter_source(name) in (ParameterSource.DEFAULT, None):
+            ctx.params[name] = value
+
+
 @main.command()
-@click.option("--agent", "agent_names", required=True, multiple=True,
+@click.option("--agent", "agent_names", multiple=True,
               help="Agent name (see `gauntlet agents list`) or path to a .toml. Repeatable: several agents "
-                   "in one run give one report with a row per agent.")
+                   "in one run give one report with a row per agent. Required, except with --resume (the "
+                   "run's own).")
 @click.option("--tasks", "selectors", multiple=True, default=("all",), show_default=True,
               help="Task selectors: a category, a task id, or 'all'. Repeatable.")
 @click.option("--backend", type=click.Choice(["local", "docker"]), default="local", show_default=True)
@@ -424,10 +462,23 @@ def _gpu_pool(gpus: str | None, device: str):
 @_agent_cli_options
 @_timing_options
 @_tasks_root_option
-def run(agent_names, selectors, backend, device, budget, out, resume, command, replay_from, tasks_root,
-        timing_regime, graph, max_speedup, unseen, seed, jobs, repeats, gpus, agent_gpu, executor, ray_address,
-        ray_resources, **cli_options):
-    """Run an agent over tasks and evaluate every attempt."""
+@click.pass_context
+def run(ctx, **params):
+    """Run an agent over tasks and evaluate every attempt. `--resume --out DIR` continues a run with
+    the options it was started with (its manifest.json)."""
+    if params["resume"] and params["out"] is None:
+        _fail("--resume: needs --out RUN_DIR (the run to continue)")
+    if params["resume"]:
+        _from_manifest(ctx, params["out"])
+        params = dict(ctx.params)
+    if not params["agent_names"]:
+        _fail("Missing option '--agent' (it may be left out only with --resume --out RUN_DIR)")
+    _run(**params)
+
+
+def _run(agent_names, selectors, backend, device, budget, out, resume, command, replay_from, tasks_root,
+         timing_regime, graph, max_speedup, unseen, seed, jobs, repeats, gpus, agent_gpu, executor, ray_address,
+         ray_resources, **cli_options):
     from .report import aggregate, render
     from .run import Run, RunError, RunOptions, now, parse_duration
     try:
@@ -448,8 +499,6 @@ def run(agent_names, selectors, backend, device, budget, out, resume, command, r
             _fail(f"--ray-resource: {item!r} is not NAME=AMOUNT")
     if executor != "ray" and resources:
         _fail("--ray-resource: only with --executor ray")
-    if resume and out is None:
-        _fail("--resume: needs --out RUN_DIR (the run to continue)")
     heartbeat_s = _heartbeat_seconds()
     root = Path(tasks_root or default_tasks_root())
     try:
@@ -528,19 +577,31 @@ def _terminate_as_exception() -> None:
 
 
 # `gauntlet run` / `eval` exit codes (README): 0 every attempt ran (whatever the agent achieved),
-# 3 some attempt ended in infra_error or task_error (its numbers are not the agent's); 1 and 2 are
-# errors before any attempt (bad input) as usual.
+# 3 some attempt ended in infra_error or task_error (its numbers are not the agent's), 4 every
+# attempt of some agent failed to start (its command not found or not executable: nothing was
+# benchmarked); 1 and 2 are errors before any attempt (bad input) as usual.
 EXIT_NOT_SCORED = 3
+EXIT_AGENT_NEVER_RAN = 4
 
 
 def _exit_for(results) -> None:
     from .score import NOT_SCORED
     bad = [r for r in results if r.status in NOT_SCORED]
+    by_agent: dict = {}
+    for r in results:
+        by_agent.setdefault(r.agent, []).append(r)
+    never = [agent for agent, rs in by_agent.items() if all(r.agent_failure == "not_started" for r in rs)]
+    for agent in never:
+        code = by_agent[agent][0].agent_exit_code
+        click.echo(f"error: agent {agent} never ran: every attempt's command failed to start (exit {code}); "
+                   "see agent/stderr.log in its attempts", err=True)
     if bad:
         names = ", ".join(f"{r.task} ({r.status})" for r in bad[:5]) + (" ..." if len(bad) > 5 else "")
         click.echo(f"error: {len(bad)} attempt(s) did not score: {names}; see their result.json "
                    "(`--resume` redoes infra errors)", err=True)
         sys.exit(EXIT_NOT_SCORED)
+    if never:
+        sys.exit(EXIT_AGENT_NEVER_RAN)
 
 
 @main.command("eval")
@@ -772,13 +833,21 @@ def doctor(device):
 @click.option("--backend", type=click.Choice(["local", "docker", "all"]), default="all", show_default=True,
               help="local: processes and temp folders; docker: containers and networks.")
 @click.option("--dry-run", is_flag=True, help="List what would be removed.")
-def gc(backend, dry_run):
+@click.option("--workspaces", "run_dirs", multiple=True, type=click.Path(path_type=Path, file_okay=False, exists=True),
+              help="Also remove the agents' workspaces (junk included) of this finished run dir; its "
+                   "results, diffs and record.git stay. Repeatable.")
+def gc(backend, dry_run, run_dirs):
     """Remove what runs that are no longer going left behind (a run whose run dir's lock a live
     process holds is spared): with docker, every container and network the runner created (label
     gauntlet.managed=true); locally, the processes that carry a run's marker and the run's temp
-    folders ($TMPDIR/gauntlet-run-*)."""
-    from .run import run_is_live
+    folders ($TMPDIR/gauntlet-run-*). With --workspaces, the workspaces of finished runs."""
+    from .run import RunError, prune_workspaces, run_is_live
     removed = []
+    for run_dir in run_dirs:
+        try:
+            removed += prune_workspaces(run_dir, dry_run=dry_run)
+        except RunError as exc:
+            _fail(str(exc))
     if backend in ("local", "all"):
         from .sandbox.local import gc as collect_local
         removed += collect_local(dry_run=dry_run, live=run_is_live)

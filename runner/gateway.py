@@ -94,7 +94,8 @@ DEFAULT_IDLE_TIMEOUT_S = 120.0   # a streamed response silent this long is stall
 #   malformed    the stream carried an event whose data is not JSON
 #   unreachable  no response from the upstream at all (connection refused, reset before headers)
 #   refused      the gateway's own policy answered (wrong key, path not allowed); never sent upstream
-#   aborted      the agent went away or the attempt ended mid-request (the agent's doing, not the API's)
+#   aborted      the agent went away or the attempt ended mid-request (the agent's doing, not the API's,
+#                unless the upstream had been silent for half the idle timeout by then: `silent_s`)
 _OUTCOME_ERRORS = {"cut": "the stream ended before its terminal event",
                    "malformed": "the stream carried an event whose data is not JSON"}
 OUTCOMES = ("complete", "stalled", "cut", "malformed", "unreachable", "refused", "aborted")
@@ -606,6 +607,7 @@ def _make_handler(gw: Gateway):
             headers["content-length"] = str(len(body))
             streaming_request = bool(isinstance(request_json, dict) and request_json.get("stream"))
             idle = gw.config.get("idle_timeout_s", DEFAULT_IDLE_TIMEOUT_S)
+            heard = [time.time()]      # when the upstream last sent anything (a request cut by the budget: stall_s)
             try:
                 conn, prefix = gw.upstream_connection()
                 conn.request(self.command, _strip_path_prefix(self.path, prefix), body=body, headers=headers)
@@ -618,8 +620,8 @@ def _make_handler(gw: Gateway):
                 return self._refuse(504, f"upstream sent nothing for {idle:g} s", entry, outcome="stalled")
             except (OSError, http.client.HTTPException) as exc:
                 if gw.closed.is_set():
-                    return self._refuse(502, "the attempt ended while waiting for the upstream", entry,
-                                        outcome="aborted")
+                    return self._refuse(502, "the attempt ended while waiting for the upstream",
+                                        {**entry, **_silence(heard[0], idle)}, outcome="aborted")
                 return self._refuse(502, f"upstream unreachable: {exc}", entry, outcome="unreachable")
             ctype = resp.getheader("content-type") or ""
             meter = SSEMeter(protocol, streaming="event-stream" in ctype)
@@ -644,6 +646,8 @@ def _make_handler(gw: Gateway):
                 error_text = error or meter.error or _OUTCOME_ERRORS.get(entry["outcome"])
                 if error_text:
                     entry["error"] = error_text
+                if entry["outcome"] == "aborted":
+                    entry.update(_silence(heard[0], idle))
                 gw.log(entry)
             try:
                 if not meter.streaming:                      # JSON and errors: small, read whole
@@ -680,6 +684,7 @@ def _make_handler(gw: Gateway):
                             break                    # cut (or aborted): _stream_outcome decides
                         if not data:
                             break
+                        heard[0] = time.time()
                         meter.feed(data)
                         try:
                             if chunked:
@@ -713,6 +718,12 @@ def _make_handler(gw: Gateway):
         do_POST = do_GET = do_PUT = do_DELETE = do_PATCH = _forward
 
     return Handler
+
+
+def _silence(heard: float, idle_timeout_s: float) -> dict:
+    """An aborted request's record of how long the upstream had been silent when it ended, beside the
+    idle timeout in force: a stall the budget cut short is the model API's failure (parsers.record_failure)."""
+    return {"silent_s": round(time.time() - heard, 3), "idle_timeout_s": idle_timeout_s}
 
 
 def _stream_outcome(meter: SSEMeter, attempt_over: bool) -> str:

@@ -116,10 +116,24 @@ def _error_code(record: dict) -> str:
     return str(error.get("code") or error.get("type") or "")
 
 
+# A request the attempt's end cut off counts as a stall when its upstream had been silent this share
+# of the agent's idle timeout (the gateway stops a stream at the whole of it): the budget ran out
+# while the model API was not answering, not while the model was working.
+STALL_IN_FLIGHT_SHARE = 0.5
+
+
+def stalled_in_flight(record: dict) -> bool:
+    silent, idle = record.get("silent_s"), record.get("idle_timeout_s")
+    return (isinstance(silent, (int, float)) and isinstance(idle, (int, float)) and idle > 0
+            and silent >= STALL_IN_FLIGHT_SHARE * idle)
+
+
 def record_failure(record: dict) -> str | None:
     """The class one gateway record shows: None for a success or a request that says nothing about the
     model API (the gateway's own refusals, the agent hanging up, other 4xx such as a bad request)."""
     outcome, status = record.get("outcome"), record.get("status")
+    if outcome == "aborted" and stalled_in_flight(record):
+        return "model_api"
     if record.get("method") == "CONNECT" or outcome in ("refused", "aborted"):
         return None
     if outcome in ("stalled", "cut", "malformed"):

@@ -35,6 +35,19 @@ def _check_reachable(address: str | None, timeout_s: float = 10.0) -> None:
                        f"{exc.strerror or exc if isinstance(exc, OSError) else exc}") from None
 
 
+def _own_cluster_token() -> None:
+    """The run's own local cluster under Ray's default token authentication (Ray 2.5x and later:
+    on for a new local cluster): without a token in the environment Ray writes one to
+    ~/.ray/auth_token, left there when the start fails. A token made for this run, in this process's
+    environment (which the cluster's processes inherit), keeps the user's home untouched. A mode or
+    token the user set is theirs to keep."""
+    if os.environ.get("RAY_AUTH_MODE") or os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH"):
+        return
+    import secrets
+    os.environ["RAY_AUTH_MODE"] = "token"
+    os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
+
+
 def _remote_attempt(attempt: Attempt) -> dict:
     """In the Ray worker: the GPU Ray gave this task becomes the attempt's pool of one, so it is the
     device recorded in result.json (`gpu`) and the one the sandboxes get (a docker container is given
@@ -48,6 +61,8 @@ def _remote_attempt(attempt: Attempt) -> dict:
 
 def execute_on_ray(run: Run, keys: list[AttemptKey], address: str | None, resources: dict[str, float],
                    on_start=None, on_done=None, on_phase=None) -> list:
+    if address is None:
+        _own_cluster_token()      # before Ray is imported: its token loader reads the environment once
     try:
         import ray
     except ImportError:

@@ -24,7 +24,9 @@ TIMEOUT_S = 900          # the whole suite on the CPU (the largest hidden config
 def check_references(task_dirs: list[Path], tasks_root: Path) -> dict[Path, str]:
     """{task dir: one-line problem} for every task whose reference fails on a seen or hidden config."""
     problems: dict[Path, str] = {}
-    pending = [Path(d) for d in task_dirs]
+    # absolute: the child runs in the repo (to import runner), not in the caller's folder
+    pending = [Path(d).resolve() for d in task_dirs]
+    tasks_root = Path(tasks_root).resolve()
     while pending:
         with tempfile.NamedTemporaryFile("r", suffix=".jsonl") as report:
             try:
@@ -55,8 +57,8 @@ def _check_one(task_dir: Path, tasks_root: Path) -> str | None:
     from .task import TaskError, load_task
     try:
         task = load_task(task_dir, tasks_root)
-    except TaskError:
-        return None          # the loader's own line is printed by validate
+    except TaskError as exc:  # the host loaded it (validate prints its loader's lines): never swallowed
+        return str(exc)
     try:
         reference = import_reference(task.reference)
         shapes = []

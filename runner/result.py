@@ -112,6 +112,9 @@ class AttemptResult:
     changed_files: list[str] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
     configs: list[ConfigResult] = field(default_factory=list)
+    # bytes the agent's workspace holds when it stopped, junk included (it stays in the run dir until
+    # `gauntlet gc --workspaces RUN_DIR` prunes the workspaces of a finished run)
+    workspace_bytes: int | None = None
     agent_seconds: float | None = None
     agent_exit_code: int | None = None
     agent_containment: str | None = None  # how the agent's processes were held (runner/sandbox/local.py)

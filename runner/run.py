@@ -57,7 +57,8 @@ from .evaluator.isolation import HIDE_ENV
 from .gateway import open_gateway
 from .parsers import cap_log
 from .result import MAX_SPEEDUP, AttemptResult, Evaluation, read_json, write_json
-from .sandbox import Mount, ResourceLimits, SandboxSpec, open_sandbox
+from .sandbox import Mount, ResourceLimits, SandboxesStopped, SandboxSpec, open_sandbox
+from .sandbox import stop_all as stop_all_sandboxes, stopping as sandboxes_stopping
 from .sandbox.docker import IMAGE_PYTHON, JUDGE_DIR
 from .sandbox.local import phase_temp_dir, remove_run_temp
 from . import configspace
@@ -79,6 +80,16 @@ def no_phase(text: str) -> None:
 
 class RunError(RuntimeError):
     """A run-level problem the user can act on (one line)."""
+
+
+class EvaluatorFailed(RuntimeError):
+    """The evaluator died or could not start (killed by the OOM killer, an interpreter it cannot
+    execute, no verdict written): the harness failed, not the candidate. The attempt is an
+    infra_error, which --resume redoes; never the agent's compile failure."""
+
+
+# Exit codes of a command the sandbox could not start: not found, found but not executable (POSIX shells).
+NOT_STARTED_EXIT_CODES = (126, 127)
 
 
 @dataclass
@@ -284,6 +295,11 @@ class Run:
         names = [a.name for a in options.agents]
         if len(set(names)) != len(names):
             raise RunError(f"--agent: {', '.join(sorted({n for n in names if names.count(n) > 1}))} named twice")
+        if any(spec.kind == "oracle" for spec in options.agents):
+            bare = [t.id for t in tasks if not t.solution_files()]
+            if bare:
+                raise RunError(f"--agent oracle: {', '.join(bare)} ship(s) no solution/ for the oracle to "
+                               "apply; choose --tasks that do (`gauntlet tasks show` says)")
         self.layout = RunLayout(self.dir, several_agents=len(options.agents) > 1)
         self.unreadable: dict[Path, str] = {}   # result.json files resume could not read (redone)
         self.tasks = tasks
@@ -315,7 +331,8 @@ class Run:
             self._clean_leftovers()
         else:
             self.manifest = {"options": options.identity(), "started": now(), "finished": None,
-                             "tasks": [t.id for t in tasks], "suite_commit": suite_commit(options.tasks_root.parent),
+                             "tasks": [t.id for t in tasks], "tasks_root": str(options.tasks_root.resolve()),
+                             "suite_commit": suite_commit(options.tasks_root.parent),
                              "versions": versions(options.device), "runs": []}
         self.manifest["tasks"] = sorted(set(self.manifest.get("tasks", [])) | {t.id for t in tasks})
         self.manifest["attempts_per_task"] = max(attempts, self.manifest.get("attempts_per_task", 1))
@@ -423,7 +440,15 @@ class Run:
             return [one(key) for key in keys]
         with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="attempt") as pool:
             futures = [pool.submit(one, key) for key in keys]
-            return [f.result() for f in as_completed(futures)]
+            try:
+                return [f.result() for f in as_completed(futures)]
+            except BaseException:
+                # SIGTERM (SystemExit) or SIGINT lands in this thread; the attempts' threads wait on
+                # sandboxes: stop them all, or the pool's exit waits out every agent's budget
+                for future in futures:
+                    future.cancel()
+                stop_all_sandboxes()
+                raise
 
 
 @dataclass
@@ -453,6 +478,8 @@ class Attempt:
                              device=self.options.device, status="ok", attempt=self.k, started=now())
 
     def _finish(self, result: AttemptResult) -> AttemptResult:
+        if sandboxes_stopping():    # its agent or judge was stopped mid-way: no result, --resume redoes it
+            raise SandboxesStopped(f"{self.task.id}: interrupted")
         result.finished = now()
         write_json(self.dir / "result.json", result.to_dict())
         return result
@@ -464,9 +491,20 @@ class Attempt:
             self._agent_phase(result)
             self.on_phase(f"agent done: {result.status} in {result.agent_seconds or 0:.0f} s, "
                           f"{len(result.changed_files)} file(s) changed")
+            if result.status == "agent_error" and not result.changed_files:
+                # What an evaluation would judge is the task as shipped, which an X->X task's
+                # baseline passes: no work of the agent's, so nothing to evaluate (score.produced).
+                if result.agent_exit_code in NOT_STARTED_EXIT_CODES:
+                    result.agent_failure = "not_started"
+                result.error = (f"the agent failed (exit {result.agent_exit_code}"
+                                + (": its command could not start" if result.agent_failure == "not_started" else "")
+                                + ") and changed nothing: not evaluated")
+                return self._finish(result)
             self.on_phase("evaluating (compile, correctness, timing)")
             self._evaluate(result)
         except Exception as exc:  # infrastructure: recorded, and the run goes on
+            if sandboxes_stopping():   # SIGTERM/SIGINT stopped its sandboxes: unfinished, redone by --resume
+                raise
             result.status = "infra_error"
             result.error = f"{type(exc).__name__}: {exc}"
         return self._finish(result)
@@ -493,10 +531,14 @@ class Attempt:
                 network=gateway.network, limits=ResourceLimits.for_agents(self.options.jobs),
                 tmp_dir=phase_temp_dir(adir.parent.parent, adir.name, "agent") if self.options.backend == "local" else None,
                 labels={"gauntlet.task": task.id, "gauntlet.run": self.run_id}))
-            self._run_agent(spec, sandbox, workspace, agent_dir, budget, deadline, result,
-                            wrap=gateway.argv_prefix)  # the in-sandbox gateway forwarder, if any
+            outcome = self._run_agent(spec, sandbox, workspace, agent_dir, budget, deadline, result,
+                                      wrap=gateway.argv_prefix)  # the in-sandbox gateway forwarder, if any
+        if outcome is not None:
+            # read once the gateway has closed: a request the budget cut off has recorded itself by now
+            self._classify(spec, agent_dir, outcome, result)
         changes = workspace.finalize(adir / "record.git")
         result.changed_files, result.violations = changes.changed_files, changes.violations
+        result.workspace_bytes = tree_bytes(workspace.path)
         (adir / "diff.patch").write_text(changes.patch)
 
     @staticmethod
@@ -507,8 +549,10 @@ class Attempt:
             return {}
         return {k: os.environ[k] for k in spec.env_required if k in os.environ}
 
-    def _run_agent(self, spec, sandbox, workspace, agent_dir, budget, deadline, result, wrap=()) -> None:
+    def _run_agent(self, spec, sandbox, workspace, agent_dir, budget, deadline, result, wrap=()):
+        """The agent's phase in its sandbox; a command agent's ExecResult (None for the built-ins)."""
         task = self.task
+        outcome = None
         try:
             prompt_path = agent_dir / "prompt.md"
             # an absolute interpreter: login shells (`bash -lc`, Codex) reset PATH. Locally this one
@@ -538,20 +582,25 @@ class Attempt:
                                        stderr=agent_dir / "stderr.log")
                 result.agent_exit_code = outcome.returncode
                 result.agent_containment, result.agent_limits = outcome.containment, outcome.limits
-                if outcome.timed_out:
-                    result.status = "agent_timeout"
-                elif outcome.returncode != 0:
-                    result.status = "agent_error"
-                report = parse_output(spec, agent_dir, outcome.timed_out, outcome.returncode)
-                for log in ("stdout.log", "stderr.log"):    # parsed in full above; kept bounded on disk
-                    cap_log(agent_dir / log)
-                result.agent_failure, result.usage, result.cost_usd = report.failure, report.usage, report.cost_usd
-                result.usage_source = report.usage_source
-                if report.retryable:     # the model API failed (or refused), not the agent: even at the budget
-                    result.status = "infra_error"
             result.agent_seconds = round(time.monotonic() - started, 3)
         finally:
             sandbox.stop()  # every process of the agent is dead before anything is read
+        return outcome
+
+    @staticmethod
+    def _classify(spec, agent_dir: Path, outcome, result: AttemptResult) -> None:
+        """Status and failure class from the exit, the CLI's output and the gateway's records."""
+        if outcome.timed_out:
+            result.status = "agent_timeout"
+        elif outcome.returncode != 0:
+            result.status = "agent_error"
+        report = parse_output(spec, agent_dir, outcome.timed_out, outcome.returncode)
+        for log in ("stdout.log", "stderr.log"):    # parsed in full above; kept bounded on disk
+            cap_log(agent_dir / log)
+        result.agent_failure, result.usage, result.cost_usd = report.failure, report.usage, report.cost_usd
+        result.usage_source = report.usage_source
+        if report.retryable:     # the model API failed (or refused), not the agent: even at the budget
+            result.status = "infra_error"
 
     # -- evaluation phase ------------------------------------------------------------------------
     def _evaluate(self, result: AttemptResult) -> None:
@@ -638,9 +687,12 @@ def evaluate_candidate(task: Task, candidate: Path | None, adir: Path, options: 
         return Evaluation(device=options.device, compiled=False,
                           error=f"evaluation exceeded {options.eval_timeout_s:.0f} s and was killed")
     if outcome.returncode != 0 or not out.is_file():
-        tail = (eval_dir / "stderr.log").read_text(errors="replace")[-2000:]
-        return Evaluation(device=options.device, compiled=False,
-                          error=f"evaluator exited with {outcome.returncode}: {tail.strip()}")
+        # The judge exits 0 whatever the candidate did (its kernels run in runner processes of their
+        # own): a non-zero exit, a signal or no verdict is the harness's failure.
+        tail = (eval_dir / "stderr.log").read_text(errors="replace")[-2000:].strip()
+        how = (f"was killed by signal {-outcome.returncode}" if outcome.returncode < 0
+               else f"exited with {outcome.returncode}" + ("" if outcome.returncode else " and wrote no verdict"))
+        raise EvaluatorFailed(f"the evaluator {how}" + (f": {tail}" if tail else ""))
     return read_verdict(out, nonce, options.device, adir / "evaluation.json")
 
 
@@ -652,8 +704,8 @@ def read_verdict(path: Path, nonce: str, device: str, keep: Path) -> Evaluation:
     try:
         data = read_json(path)
         evaluation = Evaluation.from_dict(data)
-    except (OSError, ValueError, TypeError) as exc:
-        return Evaluation(device=device, compiled=False, error=f"unreadable evaluation.json: {exc}")
+    except (OSError, ValueError, TypeError) as exc:   # no runner can write it: the judge's own failure
+        raise EvaluatorFailed(f"unreadable evaluation.json: {exc}") from None
     if evaluation.nonce != nonce:
         return rejected("evaluation.json was not written by the evaluator (nonce missing or wrong)")
     for row in evaluation.configs:
@@ -701,8 +753,16 @@ def evaluation_seconds(adir: Path) -> float | None:
         return None
 
 
+# identity() keys -> the `gauntlet run` option that sets them (the message names what to change)
+IDENTITY_FLAGS = {"agent": "--agent", "agent_command": "--command", "more_agents": "--agent", "device": "--device",
+                  "backend": "--backend", "budget_s": "--budget", "agent_env": "--model/--max-turns/--effort/--api-retries",
+                  "timing_regime": "--timing-regime", "graph": "--graph", "max_speedup": "--max-speedup",
+                  "unseen": "--unseen", "seed": "--seed"}
+
+
 def _options_differ(started, now_given: dict) -> str:
-    """Which options differ, one clause each (agent_env by names only: its values may be secrets)."""
+    """Which options differ, one clause each with both values (agent_env by names only: its values may
+    be secrets)."""
     if not isinstance(started, dict):
         return "its manifest records none"
     clauses = []
@@ -712,8 +772,44 @@ def _options_differ(started, now_given: dict) -> str:
             continue
         if key == "agent_env":
             was, now_value = sorted(was or {}), sorted(now_value or {})
-        clauses.append(f"{key} was {was!r}, now {now_value!r}")
-    return "; ".join(clauses)
+        flag = IDENTITY_FLAGS.get(key)
+        clauses.append(f"{key}{f' ({flag})' if flag else ''} was {was!r}, now {now_value!r}")
+    return "; ".join(clauses) + " (leave an option out to keep the run's own)"
+
+
+def tree_bytes(root: Path) -> int:
+    """Bytes of the regular files under root (links not followed; unreadable entries skipped)."""
+    total = 0
+    for folder, dirs, files in os.walk(root, onerror=lambda exc: None):
+        for name in files:
+            try:
+                st = os.lstat(os.path.join(folder, name))
+            except OSError:
+                continue
+            if not os.path.islink(os.path.join(folder, name)):
+                total += st.st_size
+    return total
+
+
+def prune_workspaces(run_dir: Path, dry_run: bool = False) -> list[str]:
+    """`gauntlet gc --workspaces`: remove the agents' workspaces of a finished run (what a report,
+    `gauntlet eval` and an audit read stays: diff.patch, record.git, candidate/, result.json).
+    A run still going, or unfinished (--resume needs its attempts), is left alone, said in one line."""
+    run_dir = Path(run_dir)
+    manifest_path = run_dir / "manifest.json"
+    if not manifest_path.is_file():
+        raise RunError(f"{run_dir}: holds no run (no manifest.json)")
+    if run_is_live(run_dir):
+        raise RunError(f"{run_dir}: in use by a live gauntlet process; its workspaces are kept")
+    if not read_manifest(manifest_path).get("finished"):
+        raise RunError(f"{run_dir}: unfinished (`gauntlet run --resume --out {run_dir}` continues it); "
+                       "its workspaces are kept")
+    removed = []
+    for workspace in sorted(run_dir.glob("attempts/*/workspace")):
+        removed.append(f"workspace {workspace} ({tree_bytes(workspace):,} bytes)")
+        if not dry_run:
+            shutil.rmtree(workspace, ignore_errors=True)
+    return removed
 
 
 def keep_previous(adir: Path) -> int:
@@ -779,9 +875,14 @@ def _reevaluate_all(run_dir: Path, options: RunOptions, tasks: dict[str, Task], 
         if on_phase:
             on_phase(f"{old.task}" + (f" k{old.attempt}" if old.attempt else "") + f" ({old.agent})",
                      f"evaluating (the previous result kept as result.prev-{kept}.json)")
-        evaluation = evaluate_candidate(task, candidate, adir, options, drawn=recorded_drawn_configs(manifest, task.id))
         old.device = options.device
-        old.error = None if old.status != "infra_error" else old.error
+        try:
+            evaluation = evaluate_candidate(task, candidate, adir, options, drawn=recorded_drawn_configs(manifest, task.id))
+        except EvaluatorFailed as exc:
+            old.status, old.error = "infra_error", str(exc)
+            evaluation = Evaluation(device=options.device, compiled=False)
+        else:
+            old.error = None if old.status != "infra_error" else old.error
         old.apply(evaluation)
         old.eval_seconds = evaluation_seconds(adir)
         write_json(result_path, old.to_dict())

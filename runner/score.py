@@ -3,7 +3,8 @@ benchmark each one reproduces. Standard library only.
 
 An attempt *scores* only when its status is not infra_error or task_error (the harness or the task
 failed, not the agent: such an attempt never counts as compiled, correct or fast, whatever its
-evaluation says, and `gauntlet run --resume` redoes infra errors). It *passes* a split when it
+evaluation says, and `gauntlet run --resume` redoes infra errors). An agent_error that changed
+nothing scores as a failure (`produced`). It *passes* a split when it
 scores, compiled, every config of the split is correct, and it carries no anti-reward-hacking flag. Its speedup on a split is the geometric mean over the split's configs of
 baseline_ms / candidate_ms, each capped at SPEEDUP_CAP (result.Evaluation.speedup).
 """
@@ -27,8 +28,16 @@ def scored(r: AttemptResult) -> bool:
     return r.status not in NOT_SCORED
 
 
+def produced(r: AttemptResult) -> bool:
+    """False when the agent failed (agent_error) and left the workspace as shipped (a command that
+    does not exist exits 127 and changes nothing): an evaluation would judge the task's own
+    baseline, which an X->X task passes, and that is no work of the agent's. Such an attempt scores
+    (as the agent's failure) but never counts as compiled, correct or fast."""
+    return not (r.status == "agent_error" and not r.changed_files)
+
+
 def compiled(r: AttemptResult) -> bool:
-    return bool(scored(r) and r.compiled)
+    return bool(scored(r) and produced(r) and r.compiled)
 
 
 def correct(r: AttemptResult, split: str = "seen") -> bool:

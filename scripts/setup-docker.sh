@@ -28,6 +28,13 @@ WHEELHOUSE="$CACHE/wheelhouse"
 CLIS="$CACHE/agent-clis"
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 mkdir -p "$CACHE"
+# One run at a time per cache: two at once deleted each other's rootfs and base image build. A
+# second run waits for the first and then finds its results (every step is skipped when done).
+exec 9>"$CACHE/setup-docker.lock"
+if ! flock -n 9; then
+    echo "setup-docker: another run holds $CACHE/setup-docker.lock; waiting for it to finish"
+    flock 9
+fi
 T0=$(date +%s)
 TIMES=()
 

@@ -4,8 +4,16 @@
 #   - a docker engine and the gauntlet-cpu image, built offline      (scripts/setup-docker.sh)
 #   - Debian's chromium for the view test (Playwright drives it)      (scripts/install-browser.sh)
 # Each step is idempotent and fast when already done. Extra arguments go to pytest.
+#
+#   --quick   the fast tier: no docker, no agent CLIs, nothing installed; the tests marked `quick`
+#             (tests/conftest.py QUICK_MODULES and single end-to-end tests), under 10 minutes on a
+#             2-core machine. CI runs the full tier (no option).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = "--quick" ]; then
+    shift
+    exec "${GAUNTLET_VENV:-.venv}/bin/python" -m pytest -q -ra -m "quick and not docker and not slow" "$@"
+fi
 bash scripts/install-agents.sh
 bash scripts/setup-docker.sh
 bash scripts/install-browser.sh

@@ -46,3 +46,24 @@ def gauntlet(*args, check=True, cwd=None, env=None, **kwargs) -> subprocess.Comp
         raise AssertionError(f"gauntlet {' '.join(map(str, args))} failed ({proc.returncode}):\n"
                              f"{proc.stdout}\n{proc.stderr}")
     return proc
+
+
+# The quick tier (`scripts/test.sh --quick`, pytest -m quick): the modules below, whose tests need
+# no docker engine and no agent CLI and each take seconds, plus single tests marked `quick` (one
+# end-to-end run of the fixture task, the scoring paths). Opt-in, so a new slow module cannot push
+# the tier past its 10 minutes; the full tier (what CI runs) is every test.
+QUICK_MODULES = {
+    "test_configspace.py", "test_static_checks.py", "test_inputs.py", "test_timing_stats.py",
+    "test_workspace.py", "test_prompt.py", "test_taskkit.py", "test_agent_env.py", "test_gpulock.py",
+    "test_setup_docker_lock.py", "test_image_inputs_hash.py", "test_agent_cli_pins.py",
+    "agents/test_parsers.py", "agents/test_definitions.py", "agents/test_gateway.py",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    tests = Path(__file__).parent
+    for item in items:
+        path = Path(str(item.fspath))
+        if (path.is_relative_to(tests) and path.relative_to(tests).as_posix() in QUICK_MODULES
+                and not item.get_closest_marker("slow") and not item.get_closest_marker("docker")):
+            item.add_marker(pytest.mark.quick)

@@ -225,6 +225,7 @@ BROKEN_BASELINE = (REPO / "tests" / "fixtures" / "tasks" / SCALE / "kernel.py").
 assert "min(x.numel(), 5000)" in BROKEN_BASELINE
 
 
+@pytest.mark.slow      # end to end: runs and re-evaluates (not in the quick tier)
 def test_unseen_run_filters_by_baseline_records_and_reuses(tasks_root, tmp_path):
     (tasks_root / SCALE / "kernel.py").write_text(BROKEN_BASELINE)
     out = tmp_path / "run"

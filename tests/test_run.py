@@ -35,6 +35,7 @@ def run(tasks_root, out, *args, check=True):
                     "--out", out, *args, check=check)
 
 
+@pytest.mark.quick
 def test_oracle_passes_every_gate(tasks_root, tmp_path):
     out = tmp_path / "run"
     run(tasks_root, out, "--agent", "oracle")

@@ -349,3 +349,22 @@ def test_ray_executor_names_an_unreachable_cluster_in_one_line(tasks_root, tmp_p
                               "--ray-address", "127.0.0.1:1"), check=False)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "--ray-address: cannot join Ray at 127.0.0.1:1" in proc.stderr, proc.stderr
+
+
+@pytest.mark.slow
+def test_ray_executors_own_local_cluster_works_with_rays_default_token_auth(tasks_root, tmp_path):
+    """Without --ray-address the run starts its own Ray. Ray 2.60 turns token authentication on for a
+    new local cluster and, with no token in the environment, writes one to ~/.ray/auth_token (left
+    there when the start failed): the run brings a token of its own and the home stays untouched."""
+    pytest.importorskip("ray", reason="ray is an optional extra: pip install -e '.[ray]'")
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    env.update({"HOME": str(home), "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "COLUMNS": "200"})
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "runner.cli", *map(str, run_argv(tasks_root, out, "--agent", "noop",
+                                                                                   "--executor", "ray"))],
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert results(out)["triton2triton__scale"]["status"] == "ok"
+    assert not (home / ".ray").exists(), sorted(p.name for p in (home / ".ray").iterdir())

@@ -115,6 +115,16 @@ def test_validate_refuses_a_hidden_config_with_the_shapes_of_a_seen_one(tasks_ro
                      r"config small", bad.stderr + bad.stdout)
 
 
+def test_validate_with_a_relative_tasks_root_from_another_folder_still_runs_the_reference(tasks_root):
+    """The reference check's child runs in the repo: a relative --tasks-root given from elsewhere must
+    still reach it, and a task it cannot load there is a problem, never skipped as valid."""
+    reference = tasks_root / SCALE / "reference.py"
+    reference.write_text(reference.read_text() + "\nraise RuntimeError('broken reference')\n")
+    bad = gauntlet("tasks", "validate", "--tasks-root", tasks_root.name, check=False, cwd=tasks_root.parent)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "0 valid, 1 invalid" in bad.stdout and "broken reference" in bad.stderr
+
+
 def test_shipped_suite_is_valid():
     proc = gauntlet("tasks", "validate", check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -153,3 +153,14 @@ def test_a_noops_interval_holds_one_and_a_real_gap_excludes_it():
 def test_no_interval_from_fewer_than_three_pairs():
     base, cand = figures([[0.01] * 25, [0.01] * 25], [[0.02] * 25, [0.02] * 25])
     assert speedup_interval(base, cand) is None
+
+
+def test_the_cpu_times_one_round_and_five_only_for_cheap_calls():
+    """The CPU's times are not meaningful: one call per kernel, unless both calls were cheap, where a
+    median of five (as before) absorbs the calls a loaded machine delayed; the Triton interpreter's
+    calls of seconds keep their one round (the README's main job in minutes, not tens of them)."""
+    from runner.evaluator import timing
+    assert timing.CPU_REPS == 1
+    assert timing.more_rounds([[60.0]], [[58.0]], timing.CPU_REPS) == timing.CPU_MORE_ROUNDS == 4
+    assert timing.more_rounds([[2400.0]], [[1100.0]], timing.CPU_REPS) == 0
+    assert timing.more_rounds([[60.0]] * 5, [[58.0]] * 5, timing.CPU_REPS) == 0

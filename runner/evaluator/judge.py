@@ -937,16 +937,18 @@ class Judge:
                 list(threads.map(lambda r: r.request(self._time_message(r, timing.WARMUP_CALLS, common, keep=False)),
                                  runners.values()))
         for name, runner in runners.items():
+            if cpu:            # no warm-up on the CPU (timing.CPU_REPS): no estimate, pad or watch is used there
+                continue
             # Both runners start the stream watch's profiler once: an activated profiler slows
             # every later launch in its process, so it must be the same in both (its findings
             # count against the candidate only).
             watch = not probe and (self.watched is None or (config.split, config.name) in self.watched)
             with self.phases("timing: warm-up" + (" (watched)" if watch else "")):
-                warm = self._batch(runner, 1 if cpu else timing.WARMUP_CALLS, common, keep=False, watch=watch,
+                warm = self._batch(runner, timing.WARMUP_CALLS, common, keep=False, watch=watch,
                                    evidence=name == "candidate" and not probe)
             host += warm["host_ms"]
             with self.phases("timing: estimate"):
-                estimate[name] = max(warm["samples"] if cpu else self._batch(runner, 3, common, keep=False)["samples"])
+                estimate[name] = max(self._batch(runner, 3, common, keep=False)["samples"])
         with self.phases("timing: spin rate"):
             pad = timing.launch_pad_ms(host) if self.device != "cpu" else None
             if pad is not None:
@@ -999,7 +1001,7 @@ class Judge:
                             self._check_repetition(runner, args, expected, seed, reply["digests"])
                     runner.request({"op": "release"})
             round_index += 1
-            if round_index == rounds:     # a config whose rounds spread widely: more of them (none on the CPU)
+            if round_index == rounds:     # a config whose rounds spread widely (the CPU: a cheap one): more of them
                 rounds += timing.more_rounds(by_round["baseline"], by_round["candidate"], planned)
         timed = {name: timing.stats([x for r in by_round[name] for x in r], 0, gaps[name], by_round[name])
                  for name in runners}
@@ -1172,8 +1174,9 @@ class Judge:
                     continue
             # placed as it was beside the candidate: in an arena, at new places each batch
             layout = self.share_arena([baseline], args, expected) if setup["arena"] else None
-            self._batch(baseline, 1 if self.kind == "cpu" else timing.WARMUP_CALLS,
-                        {**common, **_placement(layout, self.rng)}, keep=False, evidence=False)
+            if self.kind != "cpu":          # the CPU: no warm-up (timing.CPU_REPS)
+                self._batch(baseline, timing.WARMUP_CALLS, {**common, **_placement(layout, self.rng)},
+                            keep=False, evidence=False)
             samples = []
             for _ in range(setup["batches"]):
                 left = setup["n"]
@@ -1197,8 +1200,11 @@ class Judge:
     def config_result(self, baseline: RunnerClient, candidate: RunnerClient | None, config: Config,
                       measure: bool) -> ConfigResult:
         row = ConfigResult(config=config.name, split=config.split, params=dict(config.params), correct=False)
+        # symmetric calls keep both runners in one state for the timing, which the CPU does not need
+        # (its times are not meaningful; the baseline is checked there on the first stage's inputs)
         base_error, worst, cand_error = self.correctness(baseline, candidate, config,
-                                                         symmetric=measure and candidate is not None)
+                                                         symmetric=measure and candidate is not None
+                                                         and self.kind != "cpu")
         row.baseline_correct = base_error is None
         row.error = base_error
         if candidate is None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import re
+import threading
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol
@@ -133,7 +135,41 @@ def backends() -> list[str]:
     return sorted(_REGISTRY)
 
 
+class SandboxesStopped(RuntimeError):
+    """stop_all() ran (the runner got SIGTERM or SIGINT): no sandbox opens any more."""
+
+
+# Every sandbox this process opened and has not dropped, so that a signal handled in the main thread
+# can stop those that attempts in other threads (--jobs N) are waiting on.
+_LIVE: "weakref.WeakSet[Sandbox]" = weakref.WeakSet()
+_LIVE_LOCK = threading.Lock()
+_STOPPED = threading.Event()
+
+
 def open_sandbox(backend: str, spec: SandboxSpec) -> Sandbox:
     if backend not in _REGISTRY:
         raise ValueError(f"unknown sandbox backend {backend!r} (known: {', '.join(backends())})")
-    return _REGISTRY[backend]()(spec)
+    with _LIVE_LOCK:
+        if _STOPPED.is_set():
+            raise SandboxesStopped("the run is stopping (SIGTERM/SIGINT): no new sandbox")
+        sandbox = _REGISTRY[backend]()(spec)
+        _LIVE.add(sandbox)
+    return sandbox
+
+
+def stop_all() -> None:
+    """Stop every live sandbox of this process (their exec calls return at once) and open no more:
+    what a signal that ends the run does. For the rest of the process's life."""
+    with _LIVE_LOCK:
+        _STOPPED.set()
+        live = list(_LIVE)
+    for sandbox in live:
+        try:
+            sandbox.stop()
+        except Exception:   # noqa: BLE001 -- stop the others; gc removes what one left
+            pass
+
+
+def stopping() -> bool:
+    """Whether stop_all() ran: an attempt failing now was interrupted, not failed."""
+    return _STOPPED.is_set()

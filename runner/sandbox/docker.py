@@ -46,6 +46,7 @@ JUDGE_DIR = "/gauntlet/judge"
 JUDGE_CAPS = ["SETUID", "SETGID", "CHOWN", "FOWNER", "DAC_OVERRIDE", "KILL"]
 WATCHDOG_MARGIN_S = 5.0
 FREEZE_LEAD_S = 2.0
+KILL_EXEC_S = 5.0          # how long the exec that kills an agent's processes may take (_kill_all)
 PACKAGE = Path(__file__).resolve().parent.parent     # runner/, wherever it is installed
 
 _CLIENT = None
@@ -374,13 +375,21 @@ class DockerSandbox:
         if self._dead:
             return
         script = "n=0; while kill -9 -1 2>/dev/null && [ $n -lt 200 ]; do n=$((n+1)); done; exit 0"
-        try:
-            result = self.container.exec_run(["/bin/sh", "-c", script], user=self.user, stdout=True,
-                                             stderr=True)
-            if result.exit_code != 0:
-                raise RuntimeError(result.output[-500:])
-        except Exception:
-            # e.g. the pids limit is exhausted and no exec can start: the container goes instead
+        outcome: list = []
+
+        def kill() -> None:
+            try:
+                result = self.container.exec_run(["/bin/sh", "-c", script], user=self.user, stdout=True,
+                                                  stderr=True)
+                outcome.append(result.exit_code == 0)
+            except Exception:
+                outcome.append(False)
+        # In a container whose pids limit a fork bomb holds, the engine may take a minute to fail the
+        # exec (an attempt took 122 s on a 40 s budget): it gets KILL_EXEC_S, then the container goes.
+        killer = threading.Thread(target=kill, name="docker-kill-all", daemon=True)
+        killer.start()
+        killer.join(timeout=KILL_EXEC_S)
+        if outcome != [True]:
             self._hard_kill()
 
     def _hard_kill(self) -> None:

@@ -34,6 +34,9 @@ def rec(status=200, outcome="complete", **kw):
     (rec(403), "auth"),
     (rec(401, "refused"), None),               # the gateway's own policy: not the model API
     (rec(502, "aborted"), None),               # the attempt ended mid-request
+    (rec(200, "aborted", silent_s=2.0, idle_timeout_s=120.0), None),    # the model was answering
+    (rec(200, "aborted", silent_s=61.0, idle_timeout_s=120.0), "model_api"),  # a stall the budget cut short
+    (rec(502, "aborted", silent_s=30.0, idle_timeout_s=40.0), "model_api"),   # no headers yet, 30 s in
     (rec(400), None),                          # a bad request says nothing about the API's health
     (rec(200), None),
 ])
@@ -116,3 +119,15 @@ def test_a_model_outage_is_a_model_api_infra_error(agent, fault, outcome, tmp_pa
     assert faulty, records                                                  # the gateway saw the fault
     assert r["agent_failure"] == "model_api" and r["status"] == "infra_error", r
     assert r["agent_seconds"] < 100                                        # not the budget: it ended on the fault
+
+
+@pytest.mark.slow
+def test_a_stall_still_in_flight_when_the_budget_ends_is_model_api(tmp_path, tasks_root):
+    """The model stalls on the first request; the budget (40 s) ends before the gateway's idle timeout
+    (50 s) would stop the stream: the request is cut off mid-stall, and that is the API's failure
+    (docs/agents.md), not the agent's timeout."""
+    out, r = run_faulty("claude-code", tmp_path, tasks_root, [{"stall": True}], budget="40", idle_s=50)
+    records = jsonl(attempt(out) / "agent" / "gateway.jsonl")
+    cut = [e for e in records if e.get("outcome") == "aborted"]
+    assert cut and cut[-1]["silent_s"] >= 25 and cut[-1]["idle_timeout_s"] == 50, records
+    assert r["agent_failure"] == "model_api" and r["status"] == "infra_error", r

@@ -136,6 +136,8 @@ def test_fork_bomb_hits_pids_limit(run_agent):
     count = int(a.workspace("forks.txt").read_text())
     assert count <= 256, count
     assert time.monotonic() - started < 120
+    # the agent's phase ends near its budget (40 s, 10 s grace, 5 s watchdog margin, 5 s to kill)
+    assert a.result["agent_seconds"] < 40 + 10 + 5 + 5 + 5, a.result["agent_seconds"]
     assert a.result["compiled"] and a.result["correct_seen"]  # the evaluation is unaffected
 
 

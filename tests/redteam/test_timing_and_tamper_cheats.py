@@ -355,8 +355,11 @@ def test_a_tasks_vetted_cap_raises_the_threshold(scale_task, tmp_path):
 
 def test_which_runner_goes_first_in_a_round_is_drawn(judge, tmp_path, monkeypatch):
     """A fixed order gives one runner the same neighbour in every round (a bias no number of rounds
-    averages out): over 2 configs x 5 rounds both orders occur (all ten alike: p = 2**-9)."""
+    averages out): over 2 configs x 5 rounds both orders occur (all ten alike: p = 2**-9). The CPU
+    times one round (timing.CPU_REPS); five here, as on a GPU."""
     import json
+    from runner.evaluator import timing
+    monkeypatch.setattr(timing, "CPU_REPS", 5)
     trace = tmp_path / "trace.jsonl"
     monkeypatch.setenv("GAUNTLET_JUDGE_TRACE", str(trace))
     v = judge(KERNEL + "\ndef forward(x, alpha):\n    return honest(x, alpha)\n", measure=True)
