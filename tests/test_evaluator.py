@@ -79,9 +79,13 @@ def test_speedup_only_for_correct_configs(tasks_root, tmp_path):
     assert ev.correct("seen") and ev.speedup("seen") > 0 and not ev.timing_meaningful
     for row in ev.configs:
         assert row.speedup == pytest.approx(row.baseline_ms / row.candidate_ms)
-        # every speedup carries its 95 % interval, around it (issue 30)
-        lo, hi = row.speedup_ci95
-        assert 0 < lo <= hi and lo <= row.speedup * 1.0001 and row.speedup <= hi * 1.0001
+        # every speedup timed on 3 or more rounds carries its 95 % interval, around it (issue 30); the
+        # CPU times a call that takes seconds once (timing.CPU_REPS), and one pair makes no interval
+        if row.timing_samples >= 3:
+            lo, hi = row.speedup_ci95
+            assert 0 < lo <= hi and lo <= row.speedup * 1.0001 and row.speedup <= hi * 1.0001
+        else:
+            assert row.speedup_ci95 is None
 
 
 def test_fast_comparison_accepts_and_rejects_exactly_like_isclose(tasks_root):
