@@ -19,6 +19,11 @@ def _fail(message: str) -> None:
     raise click.ClickException(message)
 
 
+def _suite_option(fn):
+    return click.option("--suite", default=None, metavar="NAME",
+                        help="Only tasks in this named suite (task.toml `suites`; e.g. headline, smoke).")(fn)
+
+
 def _tasks_root_option(fn):
     return click.option("--tasks-root", type=click.Path(path_type=Path, file_okay=False),
                         default=None, help="Task suite folder (default: the repo's tasks/).")(fn)
@@ -91,15 +96,17 @@ def tasks():
 
 @tasks.command("list")
 @_tasks_root_option
+@_suite_option
 @click.argument("selectors", nargs=-1)
-def tasks_list(tasks_root, selectors):
+def tasks_list(tasks_root, suite, selectors):
     """List tasks (optionally only those matching SELECTORS, e.g. cuda2cuda or triton2triton/softmax)."""
     try:
-        chosen = select(selectors, tasks_root)
+        chosen = select(selectors, tasks_root, suite)
     except TaskError as exc:
         _fail(str(exc))
     for t in chosen:
-        click.echo(f"{t.id:40s} {','.join(t.platforms):16s} {t.description.splitlines()[0][:70]}")
+        click.echo(f"{t.id:40s} {','.join(t.platforms):16s} {','.join(t.suites) or '-':14s} "
+                   f"{t.description.splitlines()[0][:70]}")
 
 
 @tasks.command("show")
@@ -139,15 +146,19 @@ def tasks_show(tasks_root, task_id):
 
 @tasks.command("validate")
 @_tasks_root_option
+@_suite_option
 @click.option("--load-only", is_flag=True,
               help="Only load each task.toml; do not run the reference on its seen and hidden configs.")
+@click.option("--check-timeout", type=click.FloatRange(min=0.1), default=None, metavar="SECONDS",
+              help="Bound on one check (a reference on all its configs, or a solution); the task that "
+                   "runs past it is named and the others go on.  [default: 600]")
 @click.argument("selectors", nargs=-1)
-def tasks_validate(tasks_root, load_only, selectors):
+def tasks_validate(tasks_root, suite, load_only, check_timeout, selectors):
     """Load every selected task strictly, then run its reference (make_inputs and reference() on the CPU)
     on every seen and hidden config; one line per problem, exit 1 if any."""
     root = Path(tasks_root or default_tasks_root())
     try:
-        dirs = select_dirs(selectors, root)
+        dirs = select_dirs(selectors, root, suite)
     except TaskError as exc:
         _fail(str(exc))
     bad, loaded = 0, []
@@ -159,8 +170,8 @@ def tasks_validate(tasks_root, load_only, selectors):
             bad += 1
             click.echo(str(exc), err=True)
     if loaded and not load_only:
-        from .refcheck import check_references
-        for problem in check_references(loaded, root).values():
+        from .refcheck import TASK_TIMEOUT_S, check_references
+        for problem in check_references(loaded, root, check_timeout or TASK_TIMEOUT_S).values():
             bad += 1
             click.echo(problem, err=True)
     click.echo(f"{len(dirs) - bad} valid, {bad} invalid")
@@ -394,6 +405,7 @@ def _gpu_pool(gpus: str | None, device: str):
                    "in one run give one report with a row per agent.")
 @click.option("--tasks", "selectors", multiple=True, default=("all",), show_default=True,
               help="Task selectors: a category, a task id, or 'all'. Repeatable.")
+@_suite_option
 @click.option("--backend", type=click.Choice(["local", "docker"]), default="local", show_default=True)
 @click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True)
 @click.option("--budget", default="30m", show_default=True, help="Agent wall-clock budget per attempt (600, 90s, 30m, 1h).")
@@ -423,7 +435,7 @@ def _gpu_pool(gpus: str | None, device: str):
 @_agent_cli_options
 @_timing_options
 @_tasks_root_option
-def run(agent_names, selectors, backend, device, budget, out, resume, command, replay_from, tasks_root,
+def run(agent_names, selectors, suite, backend, device, budget, out, resume, command, replay_from, tasks_root,
         timing_regime, graph, max_speedup, unseen, seed, jobs, repeats, gpus, agent_gpu, executor, ray_address,
         ray_resources, **cli_options):
     """Run an agent over tasks and evaluate every attempt."""
@@ -452,7 +464,7 @@ def run(agent_names, selectors, backend, device, budget, out, resume, command, r
     heartbeat_s = _heartbeat_seconds()
     root = Path(tasks_root or default_tasks_root())
     try:
-        chosen = select(selectors, root)
+        chosen = select(selectors, root, suite)
     except TaskError as exc:
         _fail(str(exc))
     dev = _device(device)

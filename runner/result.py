@@ -131,6 +131,7 @@ class AttemptResult:
     compile_log: str = ""
     error: str | None = None
     attempt: int = 0                                # k of `--attempts K` (0 .. K-1)
+    suites: list[str] = field(default_factory=list)  # the named suites the task counts in (task.toml)
     gpu: str | None = None                          # the pool's device the evaluation had alone (--gpus)
     eval_started: float | None = None               # the evaluation's window, epoch seconds: windows on
     eval_finished: float | None = None              # one GPU never overlap (GpuPool + gpulock)

@@ -445,7 +445,8 @@ class Attempt:
             shutil.rmtree(self.dir)  # an unfinished attempt from a killed run
         self.dir.mkdir(parents=True)
         return AttemptResult(task=self.task.id, category=self.task.category, agent=self.options.agent.name,
-                             device=self.options.device, status="ok", attempt=self.k, started=now())
+                             device=self.options.device, status="ok", attempt=self.k, started=now(),
+                             suites=list(self.task.suites))
 
     def _finish(self, result: AttemptResult) -> AttemptResult:
         result.finished = now()
