@@ -521,9 +521,9 @@ def run(agent_names, selectors, suite, backend, device, budget, out, resume, com
         click.echo(f"interrupted: {out} is unfinished; `gauntlet run --resume --out {out}` continues it", err=True)
         sys.exit(code)
     the_run.close()
-    from .report import load_results
+    from .report import load_results, render_suites, suite_rows
     results = load_results([out])
-    click.echo(render(aggregate(results), "table"))
+    click.echo(render(aggregate(results), "table") + render_suites(suite_rows(results)))
     _exit_for(results)
 
 
@@ -585,8 +585,9 @@ def eval_cmd(run_dir, device, backend, tasks_root, timing_regime, graph, max_spe
         click.echo(f"warning: {line}", err=True)
     if not results:
         _fail(f"{run_dir}: no attempts with a known task to re-evaluate")
-    from .report import aggregate, load_results, render
-    click.echo(render(aggregate(load_results([run_dir])), "table"))
+    from .report import aggregate, load_results, render, render_suites, suite_rows
+    reloaded = load_results([run_dir])
+    click.echo(render(aggregate(reloaded), "table") + render_suites(suite_rows(reloaded)))
     if skipped:
         _fail(f"{len(skipped)} attempt(s) not re-evaluated (no diff.patch); the others were")
     _exit_for(results)
@@ -596,13 +597,13 @@ def eval_cmd(run_dir, device, backend, tasks_root, timing_regime, graph, max_spe
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path, exists=True, file_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "md"]), default="table", show_default=True)
 def report(run_dirs, fmt):
-    """Per-category aggregates over one or more run dirs."""
-    from .report import aggregate, load_results, render
+    """Per-category aggregates over one or more run dirs (and per named suite, table and md formats)."""
+    from .report import aggregate, load_results, render, render_suites, suite_rows
     try:
         results = load_results(run_dirs)
     except FileNotFoundError as exc:
         _fail(str(exc))
-    click.echo(render(aggregate(results), fmt))
+    click.echo(render(aggregate(results), fmt) + (render_suites(suite_rows(results), fmt) if fmt in ("table", "md") else ""))
 
 
 # -- docker backend: images, doctor, gc -------------------------------------------------------
