@@ -195,15 +195,14 @@ def tasks_import():
               help="Bound on inputs + weights + outputs of every config.")
 @click.option("--max-gflop", type=click.FloatRange(min=0.001), default=4.0, show_default=True,
               help="Bound on the FLOPs counted for one reference call (matmul, conv).")
-@click.option("--max-cpu-s", type=click.FloatRange(min=0.01), default=1.0, show_default=True,
-              help="Bound on one reference call of the seen config on the CPU.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Problems checked at once (one child process each).")
-def tasks_import_kernelbench(checkout, levels, categories, out, max_mib, max_gflop, max_cpu_s, jobs):
+def tasks_import_kernelbench(checkout, levels, categories, out, max_mib, max_gflop, jobs):
     """Import KernelBench problems (CHECKOUT: a KernelBench clone) as PyTorch->X tasks; problems that
-    cannot map are skipped with a reason. Runs each problem's reference on the CPU (torch needed)."""
+    cannot map are skipped with a reason. Runs each problem's reference on the CPU (torch needed);
+    which problems import and at what sizes follows from bytes and FLOPs only, never a clock."""
     from .importers.kernelbench import KernelBenchImportError, Limits, import_kernelbench, summary_table
-    limits = Limits(max_bytes=int(max_mib * 2**20), max_flops=max_gflop * 1e9, max_cpu_s=max_cpu_s)
+    limits = Limits(max_bytes=int(max_mib * 2**20), max_flops=max_gflop * 1e9)
     try:
         report = import_kernelbench(checkout, sorted(set(levels)), list(dict.fromkeys(categories)), out,
                                     limits, echo=click.echo, jobs=jobs)
