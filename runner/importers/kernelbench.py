@@ -815,12 +815,12 @@ symbol = "launch"
     entry, symbol, platforms, lang = (("kernel.py", "forward", '["cuda", "rocm", "cpu"]', "Triton")
                                       if category == "torch2triton" else
                                       ("kernel.cu", "launch", '["cuda"]', "CUDA"))
-    if shared:
-        return f"""id = "{task_id}"
+    extends = (f'extends = "torch2cuda/{problem.task_name}"   # reference.py, both config files and [work] '
+               "come from there\n" if shared else "")
+    head = f"""id = "{task_id}"
 category = "{category}"
 {suites}
-extends = "torch2cuda/{problem.task_name}"   # reference.py, both config files and [work] come from there
-platforms = {platforms}
+{extends}platforms = {platforms}
 description = "{described}, as {lang} kernels."
 
 [workspace]
@@ -831,20 +831,9 @@ editable = ["{entry}"]
 entry = "{entry}"
 symbol = "{symbol}"
 """
-    return f"""id = "{task_id}"
-category = "{category}"
-{suites}
-platforms = {platforms}
-description = "{described}, as {lang} kernels."
-
-[workspace]
-files = ["{entry}", "reference.py", "configs.toml", "README.md"]
-editable = ["{entry}"]
-
-[candidate]
-entry = "{entry}"
-symbol = "{symbol}"
-
+    if shared:
+        return head
+    return head + """
 [reference]
 module = "reference.py"
 
