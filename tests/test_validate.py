@@ -22,15 +22,16 @@ def _copy(tasks_root, name: str, prefix: str = "") -> str:
 
 def test_a_check_that_runs_out_of_time_names_its_own_task_and_slow_healthy_ones_pass(tasks_root):
     # three healthy tasks whose checks take 8 s each (24 s together, past the 20 s bound of one check),
-    # and one that hangs: only the hanging one fails, by name
-    for name in ("a_slow", "b_slow", "d_slow"):
+    # checked first, then one that hangs: only the hanging one fails, by name (a bound on the batch
+    # would blame c_slow, running when 20 s were up)
+    for name in ("a_slow", "b_slow", "c_slow"):
         _copy(tasks_root, name, SLOW.format(seconds=8))
-    _copy(tasks_root, "c_hangs", SLOW.format(seconds=600))
+    _copy(tasks_root, "d_hangs", SLOW.format(seconds=600))
     shutil.rmtree(tasks_root / SCALE)
     proc = gauntlet("tasks", "validate", "--tasks-root", tasks_root, "--check-timeout", "20", check=False)
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 1 and len(lines) == 1, proc.stderr
-    assert "triton2triton/c_hangs/reference.py: reference: checking its reference took more than 20 s" in lines[0]
+    assert "triton2triton/d_hangs/reference.py: reference: checking its reference took more than 20 s" in lines[0]
     assert "3 valid, 1 invalid" in proc.stdout
 
 
