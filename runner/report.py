@@ -61,6 +61,8 @@ class CategoryRow:
     pass_at_1: float | None = None                    # unbiased pass@k over tasks (seen configs)
     pass_at_k: float | None = None                    # k = attempts_per_task
     speedup_spread_seen: float | None = None          # mean over tasks of the std of speedup across attempts
+    roofline_seen: float | None = None                # geomean fraction of the GPU's roofline, attempts that pass
+    roofline_unseen: float | None = None
 
 
 def load_results(run_dirs) -> list[AttemptResult]:
@@ -126,8 +128,68 @@ def aggregate(results: list[AttemptResult], by: str = "category") -> list[Catego
             attempts_per_task=(k := min(len(v) for v in score.by_task(rs).values())),
             pass_at_1=score.pass_at_k(rs, 1), pass_at_k=score.pass_at_k(rs, k),
             speedup_spread_seen=score.speedup_spread(rs),
+            roofline_seen=_geomean(score.rooflines(rs, "seen")),
+            roofline_unseen=_geomean(score.rooflines(rs, "unseen")),
             **gen.quadrants))
     return rows
+
+
+@dataclass
+class SuiteRow:
+    """One named suite for one agent: each kernel counts once per language, however many twins ran."""
+    suite: str
+    agent: str
+    device: str
+    kernels: int                        # distinct (kernel, language) pairs: what the suite counts
+    tasks: int                          # distinct tasks behind them (twins of a kernel share a pair)
+    attempts: int
+    passed_pct: float                   # per pair: share of its attempts passing seen configs; mean over pairs
+    geomean_speedup_seen: float | None  # per pair: geomean over its passing attempts; geomean over pairs
+    roofline_seen: float | None         # the same over the fraction of the GPU's roofline
+
+
+def suite_rows(results: list[AttemptResult]) -> list[SuiteRow]:
+    """Per suite named in the results' task.toml (result.json `suites`) and agent: twins grouped by
+    kernel and language, so a kernel with more twins weighs no more."""
+    groups: dict[tuple, list[AttemptResult]] = {}
+    for r in results:
+        for suite in r.suites:
+            groups.setdefault((suite, r.agent, r.device), []).append(r)
+    rows = []
+    for (suite, agent, device), rs in sorted(groups.items()):
+        pairs: dict[tuple, list[AttemptResult]] = {}
+        for r in rs:
+            pairs.setdefault((r.task.rsplit("/", 1)[-1], r.category.split("2")[1]), []).append(r)
+        passed = [100.0 * sum(score.passed(r) for r in p) / len(p) for p in pairs.values()]
+        speed = [g for p in pairs.values() if (g := _geomean(score.speedups(p, "seen")))]
+        roof = [g for p in pairs.values() if (g := _geomean(score.rooflines(p, "seen")))]
+        rows.append(SuiteRow(suite=suite, agent=agent, device=device, kernels=len(pairs),
+                             tasks=len({r.task for r in rs}), attempts=len(rs),
+                             passed_pct=round(sum(passed) / len(passed), 1),
+                             geomean_speedup_seen=_geomean(speed), roofline_seen=_geomean(roof)))
+    return rows
+
+
+def render_suites(rows: list[SuiteRow], fmt: str = "table") -> str:
+    """The suites block of `gauntlet report` (empty when no task of the run names a suite)."""
+    if not rows:
+        return ""
+    if fmt == "json":
+        return json.dumps([asdict(r) for r in rows], indent=2)
+    header = ["suite", "agent", "device", "kernels", "tasks", "n", "passed %", "seen", "roofline seen"]
+    body = [[r.suite, r.agent, r.device, str(r.kernels), str(r.tasks), str(r.attempts), f"{r.passed_pct:.1f}",
+             f"{r.geomean_speedup_seen:.3f}x" if r.geomean_speedup_seen else "-",
+             f"{r.roofline_seen:.3f}" if r.roofline_seen else "-"] for r in rows]
+    if fmt == "md":
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(cells) + " |" for cells in body]
+    else:
+        widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(header)]
+        lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+        lines += ["  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip() for cells in body]
+    title = ("Suites (task.toml `suites`): each kernel counts once per language; twins of a kernel in one "
+             "language are one entry")
+    return "\n".join(["", title if fmt != "md" else f"\n**{title}**\n", *lines])
 
 
 # The tables of `gauntlet report` (table and md): short titles, so each fits 100 columns with the
@@ -149,6 +211,7 @@ GENERALIZATION_COLUMNS = [*KEY, ("both_pass", "both ok"), ("opt_regression", "re
 BOTH_PASS_COLUMNS = [*KEY, ("generalization_speedup_seen", "seen (both ok)"),
                      ("generalization_speedup_unseen", "hidden (both ok)")]
 DRAWN_COLUMNS = [("correct_drawn_pct", "drawn ok %"), ("geomean_speedup_drawn", "drawn")]
+ROOFLINE_COLUMNS = [*KEY, ("roofline_seen", "roofline seen"), ("roofline_unseen", "roofline hidden")]
 REPEAT_COLUMNS = [*KEY, ("attempts_per_task", "k"), ("pass_at_1", "pass@1"), ("pass_at_k", "pass@k"),
                   ("speedup_spread_seen", "spread seen")]
 LEGEND = (
@@ -174,7 +237,7 @@ def _cell(row: CategoryRow, key: str) -> str:
     if isinstance(value, float):
         if "speedup" in key:
             text = f"{value:.3f}x"
-        elif key.startswith(("fast_", "bounded", "pass_at")):
+        elif key.startswith(("fast_", "bounded", "pass_at", "roofline")):
             text = f"{value:.3f}"
         else:
             text = f"{value:.1f}"
@@ -213,6 +276,8 @@ def render(rows: list[CategoryRow], fmt: str, by: str = "category") -> str:
               block("fast_p (share of all attempts)", FAST_COLUMNS),
               block("Hidden configs: (baseline, candidate) quadrants", GENERALIZATION_COLUMNS),
               block("Speedup of attempts that pass both seen and hidden configs", BOTH_PASS_COLUMNS + drawn)]
+    if any(r.roofline_seen is not None or r.roofline_unseen is not None for r in rows):
+        blocks.append(block("Fraction of this GPU's measured roofline (geomean; attempts that pass)", ROOFLINE_COLUMNS))
     if any(r.attempts_per_task > 1 for r in rows):
         blocks.append(block("Repeats (--attempts; pass@k unbiased, over tasks)", REPEAT_COLUMNS))
     import textwrap

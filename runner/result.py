@@ -47,6 +47,15 @@ class ConfigResult:
     # the candidate was loaded (GPU; judge.process_offset): included in baseline_ms
     baseline_offset_ms: float | None = None
     flags: list[str] = field(default_factory=list)  # per-config anti-reward-hacking findings
+    # graded against the hardware (GPU; runner/evaluator/roofline.py): the task's [work] for this config,
+    # the candidate's achieved rates, and roofline time / measured time against this GPU's measured ceilings
+    work_bytes: float | None = None
+    work_flops: float | None = None
+    achieved_gbps: float | None = None
+    achieved_tflops: float | None = None
+    roofline_fraction: float | None = None
+    bound: str | None = None               # memory | compute: which ceiling the roofline time comes from
+    baseline_roofline_fraction: float | None = None
 
 
 MAX_SPEEDUP = 10.0   # default excessive-speedup flag (KernelBench's); a run option
@@ -69,6 +78,7 @@ class Evaluation:
     nonce: str | None = None         # echoed from the host: the file is the evaluator's own
     task_error: str | None = None    # the task's reference/make_inputs failed: not the candidate's fault
     environment: dict = field(default_factory=dict)  # torch, triton, CUDA/ROCm, driver, GPU it ran on
+    ceilings: dict = field(default_factory=dict)     # this GPU's measured bandwidth and math peaks (roofline.py)
 
     def split(self, name: str) -> list[ConfigResult]:
         return [c for c in self.configs if c.split == name]
@@ -86,6 +96,16 @@ class Evaluation:
         if not ratios or any(r is None or r <= 0 for r in ratios):
             return None
         return math.exp(sum(math.log(min(r, SPEEDUP_CAP)) for r in ratios) / len(ratios))
+
+    def roofline(self, split: str) -> float | None:
+        """Geometric mean over the split's configs of the candidate's fraction of the roofline; None
+        unless correct with a fraction on every config."""
+        if not self.correct(split):
+            return None
+        fractions = [c.roofline_fraction for c in self.split(split)]
+        if not fractions or any(f is None or f <= 0 for f in fractions):
+            return None
+        return math.exp(sum(math.log(f) for f in fractions) / len(fractions))
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -136,6 +156,10 @@ class AttemptResult:
     compile_log: str = ""
     error: str | None = None
     attempt: int = 0                                # k of `--attempts K` (0 .. K-1)
+    suites: list[str] = field(default_factory=list)  # the named suites the task counts in (task.toml)
+    roofline_seen: float | None = None              # geomean fraction of this GPU's roofline (seen; null unless correct)
+    roofline_unseen: float | None = None
+    ceilings: dict = field(default_factory=dict)    # the measured ceilings the fractions are of
     gpu: str | None = None                          # the pool's device the evaluation had alone (--gpus)
     eval_started: float | None = None               # the evaluation's window, epoch seconds: windows on
     eval_finished: float | None = None              # one GPU never overlap (GpuPool + gpulock)
@@ -169,6 +193,9 @@ class AttemptResult:
         self.quadrant = (quadrant(self.baseline_correct_unseen, self.correct_unseen and not self.flags)
                          if unseen else None)
         self.environment = dict(evaluation.environment)
+        self.roofline_seen = evaluation.roofline("seen")
+        self.roofline_unseen = evaluation.roofline("unseen")
+        self.ceilings = dict(evaluation.ceilings)
         self.compile_log = evaluation.compile_log[-4000:]
         if evaluation.error:
             self.error = evaluation.error

@@ -475,7 +475,8 @@ class Attempt:
             shutil.rmtree(self.dir)  # an unfinished attempt from a killed run
         self.dir.mkdir(parents=True)
         return AttemptResult(task=self.task.id, category=self.task.category, agent=self.options.agent.name,
-                             device=self.options.device, status="ok", attempt=self.k, started=now())
+                             device=self.options.device, status="ok", attempt=self.k, started=now(),
+                             suites=list(self.task.suites))
 
     def _finish(self, result: AttemptResult) -> AttemptResult:
         if sandboxes_stopping():    # its agent or judge was stopped mid-way: no result, --resume redoes it

@@ -113,6 +113,13 @@ def speedups(results, split: str = "seen", include_failures: bool = False) -> li
     return out
 
 
+def rooflines(results, split: str = "seen") -> list[float]:
+    """The fraction of the GPU's measured roofline (geomean over the split's configs) of every passing
+    attempt that has one (GPU runs of tasks with [work]; runner/evaluator/roofline.py)."""
+    values = [r.roofline_seen if split == "seen" else r.roofline_unseen for r in results if passed(r, split)]
+    return [v for v in values if v]
+
+
 @dataclass
 class Generalization:
     quadrants: dict
@@ -150,7 +157,9 @@ def generalization(results: list[AttemptResult]) -> Generalization:
 def attempt_scores(r: AttemptResult) -> dict:
     return {"aka": aka_score(r, "seen"), "aka_unseen": aka_score(r, "unseen"),
             "bounded": bounded_score(r, "seen"), "bounded_unseen": bounded_score(r, "unseen"),
-            "passed_seen": passed(r, "seen"), "passed_unseen": passed(r, "unseen")}
+            "passed_seen": passed(r, "seen"), "passed_unseen": passed(r, "unseen"),
+            "roofline_seen": r.roofline_seen if passed(r, "seen") else None,
+            "roofline_unseen": r.roofline_unseen if passed(r, "unseen") else None}
 
 
 def by_task(results: list[AttemptResult]) -> dict[str, list[AttemptResult]]:

@@ -9,18 +9,21 @@ import ast
 import functools
 import math
 import operator
+import re
 
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+
+from . import work as work_expr
+from .work import Work
 
 CATEGORIES = ("hip2hip", "torch2hip", "cuda2cuda", "torch2cuda", "triton2triton", "torch2triton")
 PLATFORMS = ("cuda", "rocm", "cpu")
 LANGUAGE_BY_TARGET = {"hip": "hip", "cuda": "cuda", "triton": "triton"}
 
 _TOP_KEYS = {"id", "category", "platforms", "description", "extends", "workspace", "candidate",
-             "reference", "configs", "tolerance", "solution", "space", "performance",
-             "suites", "work"}   # suites, [work]: issue 33 (validated in branch wave3/i33-suite)
+             "reference", "configs", "tolerance", "solution", "space", "performance", "suites", "work"}
 _TABLE_KEYS = {
     "workspace": {"files", "editable"},
     "candidate": {"entry", "symbol", "compile_flags"},
@@ -211,6 +214,13 @@ class Task:
     bases: tuple[Path, ...] = field(default=())  # folders of extended tasks, nearest first
     space: Space | None = None       # [space]: fresh unseen configs may be drawn (--unseen N)
     max_speedup: float | None = None # [performance]: the author's vetted cap, measured against this baseline
+    suites: tuple[str, ...] = ()     # the named suites this task counts in (`gauntlet run --suite NAME`)
+    work: Work | None = None         # [work]: bytes and FLOPs of one call, per config (runner/work.py)
+
+    @property
+    def kernel(self) -> str:
+        """The kernel this task is about: its folder name, shared by its twins in other categories."""
+        return self.id.rsplit("/", 1)[-1]
 
     @property
     def source(self) -> str:
@@ -318,7 +328,8 @@ def _merged(path: Path, tasks_root: Path, seen: tuple[Path, ...] = ()) -> tuple[
     if base_dir in seen:
         raise TaskError(path, "extends", "circular extends")
     base, base_bases = _merged(base_dir / "task.toml", tasks_root, seen + (path.parent.resolve(),))
-    merged = {k: v for k, v in base.items() if k not in ("id", "category", "extends")}
+    # suites: a twin counts in the suites it names itself (a headline kernel counts once per language)
+    merged = {k: v for k, v in base.items() if k not in ("id", "category", "extends", "suites")}
     if str(base.get("category", "")).startswith("torch2") != str(data.get("category", "")).startswith("torch2"):
         merged.pop("performance", None)    # a speedup cap was measured against the base's baseline, not this one
     for key, value in data.items():
@@ -429,6 +440,30 @@ def _space(path: Path, data) -> Space:
             raise TaskError(path, f"space.constraints[{i}]", f"{expr!r} {problem}")
     return Space(max_elements=max_elements, cpu_max_elements=cpu_max, shape=shape, fixed=fixed,
                  constraints=tuple(constraints))
+
+
+SUITE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
+
+
+def _work(path: Path, data) -> Work:
+    """Validate the [work] table's form (runner/work.py); the values are checked per config later."""
+    if not isinstance(data, dict):
+        raise TaskError(path, "work", "must be a table")
+    for key in ("bytes", "flops", "dtype"):
+        if key not in data:
+            raise TaskError(path, f"work.{key}", "required key is missing")
+    for key in ("bytes", "flops"):
+        value = data[key]
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = data[key] = repr(value)       # a constant is an expression too
+        if not isinstance(value, str) or not value.strip():
+            raise TaskError(path, f"work.{key}", "must be an expression string, e.g. \"2*rows*cols*4\"")
+        why = work_expr.problem(value)
+        if why:
+            raise TaskError(path, f"work.{key}", f"{value!r} {why}")
+    if data["dtype"] not in work_expr.DTYPES:
+        raise TaskError(path, "work.dtype", f"{data['dtype']!r} is not one of {', '.join(work_expr.DTYPES)}")
+    return Work(bytes=data["bytes"].strip(), flops=data["flops"].strip(), dtype=data["dtype"])
 
 
 def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bool = False) -> Task:
@@ -560,12 +595,19 @@ def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bo
                                     or not 1 < max_speedup < math.inf):
         raise TaskError(path, "performance.max_speedup", f"must be a finite number > 1, not {max_speedup!r}")
 
+    suites = _str_list(path, "suites", data.get("suites", []))
+    for i, name in enumerate(suites):
+        if not SUITE_NAME.fullmatch(name):
+            raise TaskError(path, f"suites[{i}]", f"{name!r} is not a suite name (lower-case letters, digits, - and _)")
+    work = _work(path, data["work"]) if "work" in data else None
+
     task = Task(id=data["id"], category=category, platforms=tuple(platforms),
                 description=data["description"].strip(), root=task_dir, files=files,
                 editable=tuple(editable), entry=entry, symbol=symbol, compile_flags=flags,
                 reference=reference, seen_file=seen_file, hidden_file=hidden_file,
                 tolerances=tolerances, solution_dir=solution_dir, bases=bases, space=space,
-                max_speedup=float(max_speedup) if max_speedup is not None else None)
+                max_speedup=float(max_speedup) if max_speedup is not None else None,
+                suites=tuple(dict.fromkeys(suites)), work=work)
     seen = task.configs("seen")
     seen_names = {c.name for c in seen}
     if space is not None:  # a drawn config must carry exactly what make_inputs reads
@@ -592,6 +634,13 @@ def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bo
             if broken:
                 raise TaskError(path, f"space.constraints[{space.constraints.index(broken)}]",
                                 f"{broken!r} does not hold for {c.split} config {c.name!r}")
+    if work is not None:     # every config's work must be a number: the judge divides by it
+        for c in (*seen, *task.configs("unseen")):
+            for key in ("bytes", "flops"):
+                try:
+                    work_expr.evaluate(getattr(work, key), c.params)
+                except work_expr.WorkError as exc:
+                    raise TaskError(path, f"work.{key}", f"{getattr(work, key)!r} {exc} on {c.split} config {c.name!r}")
     if solution_dir is not None:
         for rel in task.solution_files():
             if rel not in editable:
@@ -638,15 +687,47 @@ def find_task(task_id: str, tasks_root: Path | None = None) -> Path:
     return ids[wanted]
 
 
-def select(selectors: list[str] | tuple[str, ...], tasks_root: Path | None = None) -> list[Task]:
-    """Tasks whose id equals a selector or starts with `selector/` ('all' or nothing selects all)."""
+def select(selectors: list[str] | tuple[str, ...], tasks_root: Path | None = None,
+           suite: str | None = None) -> list[Task]:
+    """Tasks whose id equals a selector or starts with `selector/` ('all' or nothing selects all),
+    and that are in `suite` when one is named."""
     root = Path(tasks_root or default_tasks_root())
-    return [load_task(d, root) for d in select_dirs(selectors, root)]
+    return [load_task(d, root) for d in select_dirs(selectors, root, suite)]
 
 
-def select_dirs(selectors: list[str] | tuple[str, ...], tasks_root: Path | None = None) -> list[Path]:
+def select_dirs(selectors: list[str] | tuple[str, ...], tasks_root: Path | None = None,
+                suite: str | None = None) -> list[Path]:
     """The folders `select` loads, unloaded (so `tasks validate` can report each bad one); a selector
     that matches nothing is a TaskError that suggests the ids meant."""
+    root = Path(tasks_root or default_tasks_root())
+    dirs = _select_dirs(selectors, root)
+    return dirs if suite is None else _in_suite(dirs, suite, root)
+
+
+def _in_suite(dirs: list[Path], suite: str, root: Path) -> list[Path]:
+    """The folders whose task.toml names `suite` (a task's own `suites`: they are not inherited). A
+    task.toml that cannot say is kept, so the loader reports it rather than the filter hiding it."""
+    chosen, members, known = [], 0, set()
+    for d in dirs:
+        try:
+            names = _read_toml(d / "task.toml").get("suites", [])
+        except TaskError:
+            chosen.append(d)
+            continue
+        if not isinstance(names, list):
+            chosen.append(d)
+            continue
+        known.update(n for n in names if isinstance(n, str))
+        if suite in names:
+            chosen.append(d)
+            members += 1
+    if not members:
+        raise TaskError(root, "--suite", f"no selected task is in suite {suite!r} "
+                        f"(suites there: {', '.join(sorted(known)) or 'none'})")
+    return chosen
+
+
+def _select_dirs(selectors: list[str] | tuple[str, ...], tasks_root: Path | None = None) -> list[Path]:
     root = Path(tasks_root or default_tasks_root())
     dirs = discover(root)
     ids = [f"{d.parent.name}/{d.name}" for d in dirs]

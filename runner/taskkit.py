@@ -14,7 +14,8 @@ A reference is a pair of functions, `make_inputs(config, generator, device)` and
         return forward(Model, x, rest=rest, n_init=2)
 
 The parameters (and buffers) are made from the config's seed, so they change with every seed like
-the inputs, and are ordinary tensor arguments: the candidate receives them in `state_dict` order,
+the inputs, and are ordinary tensor arguments (one a module initialises to a constant, a norm's
+weight 1 and bias 0, is drawn around that constant: a kernel that drops it must fail): the candidate receives them in `state_dict` order,
 after the inputs, and the constructor's arguments last, as sizes (a native kernel gets them as
 `int64_t` / `float`). The reference computes with exactly the tensors the candidate was given.
 
@@ -34,10 +35,51 @@ def _model(model_cls, init, generator):
         return model_cls(*init)
 
 
+VARY_SPREAD = 0.1
+
+
 def parameters(model_cls, init, generator, device) -> list:
-    """`model_cls(*init)`'s parameters and buffers, in `state_dict` order, made from `generator`."""
+    """`model_cls(*init)`'s parameters and buffers, in `state_dict` order, made from `generator`. A
+    floating one whose entries are all equal (LayerNorm's weight 1 and bias 0, BatchNorm's running
+    statistics) is drawn around that value: v * exp(0.1 z) for v > 0 (it stays positive: a variance),
+    v + 0.1 z otherwise, z standard normal from `generator`."""
+    import torch
     model = _model(model_cls, init, generator)
-    return [t.detach().clone().to(device) for t in model.state_dict().values()]
+    out = []
+    for t in model.state_dict().values():
+        t = t.detach().clone()
+        if t.is_floating_point() and t.numel() and bool((t == t.reshape(-1)[0]).all()):
+            z = torch.randn(t.shape, generator=generator, dtype=torch.float32).to(t.dtype)
+            v = float(t.reshape(-1)[0])
+            t = t * torch.exp(VARY_SPREAD * z) if v > 0 else t + VARY_SPREAD * z
+        out.append(t.to(device))
+    return out
+
+
+OUTLIER_FRACTION = 0.001
+OUTLIER_SCALE = 16.0
+
+
+def exercise_domain(inputs: list, which: tuple[int, ...], generator) -> list:
+    """The floating inputs at `which` made to exercise an operator's domain: one drawn non-negative
+    (KernelBench's torch.rand) gets a random sign per entry, and 0.1 % of its entries (at least one)
+    are scaled by 16 (outliers). Values from `generator`: the same config and seed give the same inputs."""
+    import torch
+    out = list(inputs)
+    for i in which:
+        x = out[i]
+        if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.numel()):
+            continue
+        x = x.clone()
+        if bool((x >= 0).all()):
+            sign = torch.randint(0, 2, x.shape, generator=generator).to(x.dtype) * 2 - 1
+            x = x * sign
+        k = max(1, round(x.numel() * OUTLIER_FRACTION))
+        idx = torch.randint(x.numel(), (k,), generator=generator)
+        flat = x.reshape(-1)
+        flat[idx] = flat[idx] * OUTLIER_SCALE
+        out[i] = flat.reshape(x.shape)
+    return out
 
 
 def forward(model_cls, *inputs, rest, n_init: int):

@@ -50,7 +50,7 @@ from ..candidate import kernel_tree
 from ..configspace import SPLIT as SPLIT_DRAWN
 from ..result import MAX_SPEEDUP, ConfigResult, Evaluation
 from ..task import Config, Task
-from . import arena, protocol, static_checks, timing
+from . import arena, protocol, roofline, static_checks, timing
 from .gpulock import exclusive_device
 from .isolation import Isolation, IsolationError, choose, prepare_workdir
 from .procwatch import ProcessWatch
@@ -1630,6 +1630,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                     except (RunnerFailed, Mismatch) as exc:
                         evaluation.error = evaluation.error or f"the baseline failed its clean-room batches: {exc}"[:500]
             flags += judge.flags
+            if measure:   # graded against this GPU's measured ceilings, on the judge's own figures
+                flags += roofline.annotate(evaluation, task, device)
             if judge.arena_configs:
                 evaluation.timing_method += ("; each round's inputs and harness-made outputs at one place in one "
                                              "judge-owned arena for both kernels")
