@@ -19,7 +19,7 @@ PLATFORMS = ("cuda", "rocm", "cpu")
 LANGUAGE_BY_TARGET = {"hip": "hip", "cuda": "cuda", "triton": "triton"}
 
 _TOP_KEYS = {"id", "category", "platforms", "description", "extends", "workspace", "candidate",
-             "reference", "configs", "tolerance", "solution", "space", "performance"}
+             "reference", "configs", "tolerance", "solution", "space", "performance", "source"}
 _TABLE_KEYS = {
     "workspace": {"files", "editable"},
     "candidate": {"entry", "symbol", "compile_flags"},
@@ -27,6 +27,7 @@ _TABLE_KEYS = {
     "configs": {"seen", "hidden"},
     "solution": {"dir"},
     "performance": {"max_speedup"},
+    "source": {"benchmark", "path", "category", "commit"},
 }
 _REQUIRED = ("id", "category", "platforms", "description", "workspace.files", "workspace.editable",
              "candidate.entry", "candidate.symbol", "reference.module", "configs.seen")
@@ -190,6 +191,15 @@ def _holds(expr: str, params: dict) -> bool:
 
 
 @dataclass(frozen=True)
+class Origin:
+    """The [source] table of an imported task: where it came from (runner/importers/common.py)."""
+    benchmark: str                   # "aka", "kernelbench"
+    path: str                        # the task's path in the benchmark's checkout
+    category: str                    # the benchmark's own category (AKA's task type, KernelBench's level)
+    commit: str = ""
+
+
+@dataclass(frozen=True)
 class Task:
     id: str
     category: str
@@ -209,6 +219,7 @@ class Task:
     bases: tuple[Path, ...] = field(default=())  # folders of extended tasks, nearest first
     space: Space | None = None       # [space]: fresh unseen configs may be drawn (--unseen N)
     max_speedup: float | None = None # [performance]: the author's vetted cap, measured against this baseline
+    origin: Origin | None = None     # [source]: an imported task's benchmark, path and category there
 
     @property
     def source(self) -> str:
@@ -558,12 +569,21 @@ def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bo
                                     or not 1 < max_speedup < math.inf):
         raise TaskError(path, "performance.max_speedup", f"must be a finite number > 1, not {max_speedup!r}")
 
+    origin = None
+    if "source" in data:
+        for key in ("benchmark", "path", "category"):
+            if not isinstance(data["source"].get(key), str) or not data["source"][key]:
+                raise TaskError(path, f"source.{key}", "required: a non-empty string")
+        if not isinstance(data["source"].get("commit", ""), str):
+            raise TaskError(path, "source.commit", "must be a string")
+        origin = Origin(**data["source"])
+
     task = Task(id=data["id"], category=category, platforms=tuple(platforms),
                 description=data["description"].strip(), root=task_dir, files=files,
                 editable=tuple(editable), entry=entry, symbol=symbol, compile_flags=flags,
                 reference=reference, seen_file=seen_file, hidden_file=hidden_file,
                 tolerances=tolerances, solution_dir=solution_dir, bases=bases, space=space,
-                max_speedup=float(max_speedup) if max_speedup is not None else None)
+                max_speedup=float(max_speedup) if max_speedup is not None else None, origin=origin)
     seen = task.configs("seen")
     seen_names = {c.name for c in seen}
     if space is not None:  # a drawn config must carry exactly what make_inputs reads
