@@ -212,6 +212,26 @@ def tasks_import_kernelbench(checkout, levels, categories, out, max_mib, max_gfl
     click.echo(f"report: {out / 'kernelbench-import.json'}")
 
 
+@tasks_import.command("aka")
+@click.argument("checkout", type=click.Path(path_type=Path))
+@click.option("--category", "categories", multiple=True,
+              help="AKA task type to read (repeatable: --category triton2triton); default every one, so the "
+                   "counts cover the whole checkout.")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), required=True,
+              help="Tasks root to write <category>/<name>/ folders and aka-import.json into.")
+def tasks_import_aka(checkout, categories, out):
+    """Import AgentKernelArena tasks (CHECKOUT: an AgentKernelArena clone) whose check maps onto a
+    reference; the rest are skipped with a reason and counted per AKA category. Runs each generated
+    reference on the CPU (torch needed)."""
+    from .importers.aka import REPORT_NAME, AkaImportError, import_aka, summary_table
+    try:
+        report = import_aka(checkout, list(dict.fromkeys(categories)), out, echo=click.echo)
+    except AkaImportError as exc:
+        _fail(str(exc))
+    click.echo(summary_table(report))
+    click.echo(f"report: {out / REPORT_NAME}")
+
+
 # -- agents ------------------------------------------------------------------------------------
 @main.group()
 def agents():

@@ -152,6 +152,7 @@ class AttemptResult:
     correct_drawn: bool | None = None               # --unseen N: correct on every drawn config (None: none)
     speedup_drawn: float | None = None              # geomean over the drawn configs; null unless correct
     quadrant: str | None = None                     # both_pass | opt_regression | both_fail | opt_improvement
+    origin: dict | None = None                      # an imported task's [source]: benchmark, path, category, commit
     environment: dict = field(default_factory=dict)  # the judge's: torch, triton, CUDA/ROCm, compilers, driver, GPU/CPU, OS
     compile_log: str = ""
     error: str | None = None

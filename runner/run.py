@@ -44,7 +44,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -474,9 +474,10 @@ class Attempt:
         if self.dir.exists():
             shutil.rmtree(self.dir)  # an unfinished attempt from a killed run
         self.dir.mkdir(parents=True)
+        origin = self.task.origin
         return AttemptResult(task=self.task.id, category=self.task.category, agent=self.options.agent.name,
                              device=self.options.device, status="ok", attempt=self.k, started=now(),
-                             suites=list(self.task.suites))
+                             suites=list(self.task.suites), origin=asdict(origin) if origin else None)
 
     def _finish(self, result: AttemptResult) -> AttemptResult:
         if sandboxes_stopping():    # its agent or judge was stopped mid-way: no result, --resume redoes it

@@ -23,7 +23,8 @@ PLATFORMS = ("cuda", "rocm", "cpu")
 LANGUAGE_BY_TARGET = {"hip": "hip", "cuda": "cuda", "triton": "triton"}
 
 _TOP_KEYS = {"id", "category", "platforms", "description", "extends", "workspace", "candidate",
-             "reference", "configs", "tolerance", "solution", "space", "performance", "suites", "work"}
+             "reference", "configs", "tolerance", "solution", "space", "performance", "suites", "work",
+             "source"}
 _TABLE_KEYS = {
     "workspace": {"files", "editable"},
     "candidate": {"entry", "symbol", "compile_flags"},
@@ -32,6 +33,7 @@ _TABLE_KEYS = {
     "solution": {"dir"},
     "performance": {"max_speedup"},
     "work": {"bytes", "flops", "dtype"},
+    "source": {"benchmark", "path", "category", "commit"},
 }
 _REQUIRED = ("id", "category", "platforms", "description", "workspace.files", "workspace.editable",
              "candidate.entry", "candidate.symbol", "reference.module", "configs.seen")
@@ -195,6 +197,15 @@ def _holds(expr: str, params: dict) -> bool:
 
 
 @dataclass(frozen=True)
+class Origin:
+    """The [source] table of an imported task: where it came from (runner/importers/common.py)."""
+    benchmark: str                   # "aka", "kernelbench"
+    path: str                        # the task's path in the benchmark's checkout
+    category: str                    # the benchmark's own category (AKA's task type, KernelBench's level)
+    commit: str = ""
+
+
+@dataclass(frozen=True)
 class Task:
     id: str
     category: str
@@ -216,6 +227,7 @@ class Task:
     max_speedup: float | None = None # [performance]: the author's vetted cap, measured against this baseline
     suites: tuple[str, ...] = ()     # the named suites this task counts in (`gauntlet run --suite NAME`)
     work: Work | None = None         # [work]: bytes and FLOPs of one call, per config (runner/work.py)
+    origin: Origin | None = None     # [source]: an imported task's benchmark, path and category there
 
     @property
     def kernel(self) -> str:
@@ -600,6 +612,14 @@ def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bo
         if not SUITE_NAME.fullmatch(name):
             raise TaskError(path, f"suites[{i}]", f"{name!r} is not a suite name (lower-case letters, digits, - and _)")
     work = _work(path, data["work"]) if "work" in data else None
+    origin = None
+    if "source" in data:
+        for key in ("benchmark", "path", "category"):
+            if not isinstance(data["source"].get(key), str) or not data["source"][key]:
+                raise TaskError(path, f"source.{key}", "required: a non-empty string")
+        if not isinstance(data["source"].get("commit", ""), str):
+            raise TaskError(path, "source.commit", "must be a string")
+        origin = Origin(**data["source"])
 
     task = Task(id=data["id"], category=category, platforms=tuple(platforms),
                 description=data["description"].strip(), root=task_dir, files=files,
@@ -607,7 +627,7 @@ def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bo
                 reference=reference, seen_file=seen_file, hidden_file=hidden_file,
                 tolerances=tolerances, solution_dir=solution_dir, bases=bases, space=space,
                 max_speedup=float(max_speedup) if max_speedup is not None else None,
-                suites=tuple(dict.fromkeys(suites)), work=work)
+                suites=tuple(dict.fromkeys(suites)), work=work, origin=origin)
     seen = task.configs("seen")
     seen_names = {c.name for c in seen}
     if space is not None:  # a drawn config must carry exactly what make_inputs reads

@@ -95,3 +95,31 @@ def forward(model_cls, *inputs, rest, n_init: int):
         raise ValueError(f"{model_cls.__name__} has {len(names)} parameters and buffers, "
                          f"{len(weights)} were given")
     return torch.func.functional_call(skeleton, dict(zip(names, weights)), tuple(inputs), strict=True)
+
+
+def global_rng(generator):
+    """A context in which torch's global CPU RNG is seeded from `generator` and restored afterwards:
+    for input code written against the global RNG (an imported benchmark's `torch.randn(...)` calls,
+    runner/importers/aka.py), so its inputs still change with each config's seed and never depend on
+    (or disturb) the caller's global state. Tensors made inside should be made on the CPU."""
+    import contextlib
+
+    import torch
+
+    @contextlib.contextmanager
+    def seeded():
+        seed = int(torch.randint(0, 2**62, (1,), generator=generator))
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            yield
+    return seeded()
+
+
+def to_device(value, device):
+    """`value` with every tensor in it (a tensor, or a list/tuple of them and scalars) moved to `device`."""
+    import torch
+    if isinstance(value, torch.Tensor):
+        return value.to(device)
+    if isinstance(value, (list, tuple)):
+        return type(value)(to_device(v, device) for v in value)
+    return value

@@ -27,6 +27,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .common import commit_of, count_rows, counts_table, source_toml
+
 CATEGORIES = ("torch2triton", "torch2cuda", "torch2hip")
 REPORT_NAME = "kernelbench-import.json"
 
@@ -790,10 +792,11 @@ dtype = "{result['work_dtype']}"
 """
 
 
-def _task_toml(problem: Problem, category: str, result: dict, shared: bool = False) -> str:
+def _task_toml(problem: Problem, category: str, result: dict, commit: str, shared: bool = False) -> str:
     """task.toml of one category; `shared`: a torch2triton task extending the torch2cuda one (which
     holds the reference and configs) instead of holding a copy."""
     task_id = f"{category}/{problem.task_name}"
+    source = source_toml("kernelbench", problem.file, f"level{problem.level}", commit)
     described = f"KernelBench {problem.file}: {problem.title}"
     suites = f'suites = ["kernelbench-level{problem.level}"]'
     if category == "torch2hip":
@@ -811,7 +814,7 @@ editable = ["kernel.hip"]
 [candidate]
 entry = "kernel.hip"
 symbol = "launch"
-"""
+""" + source
     entry, symbol, platforms, lang = (("kernel.py", "forward", '["cuda", "rocm", "cpu"]', "Triton")
                                       if category == "torch2triton" else
                                       ("kernel.cu", "launch", '["cuda"]', "CUDA"))
@@ -832,7 +835,7 @@ entry = "{entry}"
 symbol = "{symbol}"
 """
     if shared:
-        return head
+        return head + source
     return head + """
 [reference]
 module = "reference.py"
@@ -840,7 +843,7 @@ module = "reference.py"
 [configs]
 seen = "configs.toml"
 hidden = "hidden/configs.toml"
-""" + _work_toml(result)
+""" + _work_toml(result) + source
 
 
 def write_tasks(out: Path, problem: Problem, reference_text: str, result: dict, categories: list[str],
@@ -854,7 +857,7 @@ def write_tasks(out: Path, problem: Problem, reference_text: str, result: dict, 
             shutil.rmtree(folder)
         folder.mkdir(parents=True)
         shared = category == "torch2triton" and "torch2cuda" in categories
-        (folder / "task.toml").write_text(_task_toml(problem, category, result, shared))
+        (folder / "task.toml").write_text(_task_toml(problem, category, result, commit, shared))
         (folder / "README.md").write_text(_readme(problem, result, category, commit))
         if category == "torch2hip":
             (folder / "kernel.hip").write_text(_cuda_stub(problem, result, hip=True))
@@ -886,14 +889,6 @@ def _level_dir(checkout: Path, level: int) -> Path | None:
     return None
 
 
-def _commit(checkout: Path) -> str:
-    try:
-        proc = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True)
-    except OSError:
-        return "unknown"
-    return proc.stdout.strip() if proc.returncode == 0 else "unknown"
-
-
 def problem_files(checkout: Path, levels: list[int]) -> list[tuple[int, Path]]:
     files = []
     for level in levels:
@@ -917,7 +912,7 @@ def import_kernelbench(checkout: Path, levels: list[int], categories: list[str],
         raise KernelBenchImportError(f"{checkout}: KB_CHECKOUT: not a folder")
     files = problem_files(checkout, levels)
     ordered = [c for c in ("torch2cuda", "torch2triton", "torch2hip") if c in categories]
-    commit = _commit(checkout)
+    commit = commit_of(checkout)
     out.mkdir(parents=True, exist_ok=True)
     parsed = [parse_problem(path, level) for level, path in files]
     echo(f"{len(parsed)} problems; checking {sum(isinstance(p, Problem) for p in parsed)} on the CPU "
@@ -958,25 +953,14 @@ def import_kernelbench(checkout: Path, levels: list[int], categories: list[str],
 
 
 def summarize(rows: list[dict], commit: str, checkout: Path, categories: list[str], limits: Limits) -> dict:
-    per_level: dict[str, dict] = {}
-    for row in rows:
-        entry = per_level.setdefault(f"level{row['level']}", {"problems": 0, "imported": 0, "skipped": {}})
-        entry["problems"] += 1
-        if row["status"] == "imported":
-            entry["imported"] += 1
-        else:
-            entry["skipped"][row["reason"]] = entry["skipped"].get(row["reason"], 0) + 1
+    per_level = count_rows(rows, lambda row: f"level{row['level']}", total_key="problems")
     return {"kernelbench_commit": commit, "checkout": str(checkout), "categories": categories,
             "limits": {"max_mib": limits.max_bytes / 2**20, "max_gflop": limits.max_flops / 1e9},
             "levels": per_level, "problems": rows}
 
 
 def summary_table(report: dict) -> str:
-    lines = [f"{'level':8s} {'problems':>8s} {'imported':>8s}  skipped (reason: count)"]
-    for level, entry in report["levels"].items():
-        skipped = ", ".join(f"{r}: {n}" for r, n in sorted(entry["skipped"].items(), key=lambda kv: -kv[1]))
-        lines.append(f"{level:8s} {entry['problems']:8d} {entry['imported']:8d}  {skipped or '-'}")
-    return "\n".join(lines)
+    return counts_table(report["levels"], "level", total_key="problems")
 
 
 def _answer(spec: dict) -> dict:

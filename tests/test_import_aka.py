@@ -1,0 +1,143 @@
+"""`gauntlet tasks import aka` on small AgentKernelArena-format tasks written for this test
+(tests/fixtures/aka; never AKA's own files): the real CLI, the real reference check on the CPU,
+`tasks validate` over the output, and the judge on the CPU (Triton interpreter) for the imported
+tasks: AKA's shipped kernel (noop) passes, a wrong kernel fails, and the result records AKA's path
+and category."""
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO, gauntlet
+
+FIXTURES = REPO / "tests" / "fixtures" / "aka"
+SCALE = "triton2triton/vllm_triton_scale_rows"
+ADD_BIAS = "triton2triton/vllm_triton_add_bias"     # AKA's function writes its output in place
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    out = tmp_path_factory.mktemp("aka") / "tasks"
+    return out, gauntlet("tasks", "import", "aka", FIXTURES, "--out", out)
+
+
+def test_import_counts_per_category_and_skip_reason(imported):
+    out, proc = imported
+    report = json.loads((out / "aka-import.json").read_text())
+    assert report["by_category"] == {
+        "hip2hip": {"total": 1, "imported": 0, "skipped": {"torch-extension": 1}},
+        "image_kernel": {"total": 1, "imported": 0, "skipped": {"image-bound": 1}},
+        "repository": {"total": 1, "imported": 0, "skipped": {"repository": 1}},
+        "torch2flydsl": {"total": 1, "imported": 0, "skipped": {"flydsl": 1}},
+        "triton2triton": {"total": 4, "imported": 2,
+                          "skipped": {"pytest-harness": 1, "reference-reads-sizes": 1}}}
+    reasons = {t["path"]: t.get("reason") for t in report["tasks"]}
+    assert reasons["triton2triton/vllm/triton_scale_sized"] == "reference-reads-sizes"   # reads the loop's `cols`
+    assert report["aka_commit"] == "unknown"          # the fixtures are no checkout of their own
+    assert re.search(r"^triton2triton +4 +2 +pytest-harness: 1, reference-reads-sizes: 1$", proc.stdout, re.M)
+    assert sorted(p.name for p in (out / "triton2triton").iterdir()) == [ADD_BIAS.split("/")[1], SCALE.split("/")[1]]
+
+
+def test_task_maps_shapes_tolerance_and_origin(imported):
+    from runner.task import Origin, load_task
+    out, _ = imported
+    task = load_task(out / SCALE, out)
+    assert task.origin == Origin("aka", "triton2triton/vllm/triton_scale_rows", "triton2triton", "unknown")
+    assert task.entry == task.editable[0] == "source/triton_scale_rows.py" and task.symbol == "scale_rows"
+    assert [c.params for c in task.configs("seen")] == [{"rows": 4, "cols": 64}, {"rows": 8, "cols": 96},
+                                                       {"rows": 16, "cols": 128}]
+    hidden = [c.params for c in task.configs("unseen")]
+    assert len(hidden) == 4 and not any(h in [c.params for c in task.configs("seen")] for h in hidden)
+    assert (task.tolerance("float32").atol, task.tolerance("float32").rtol) == (1e-3, 1e-3)   # AKA's allclose
+    # rows are all powers of two (a contract), cols vary by multiples of 32: the space keeps both
+    assert task.space.fixed == {"rows": (4, 8, 16)} and task.space.shape["cols"].multiple_of == 32
+    in_place = load_task(out / ADD_BIAS, out)
+    assert in_place.entry == "source/gauntlet_entry.py" and in_place.tolerance("float32").atol == 0.0   # torch.equal
+    text = (out / SCALE / "reference.py").read_text()
+    assert "def reference_scale_rows" in text and "def _affine" in text and "load_module" not in text
+
+
+def test_imported_tasks_validate(imported):
+    out, _ = imported
+    proc = gauntlet("tasks", "validate", "--tasks-root", out)
+    assert proc.stdout.strip().splitlines()[-1] == "2 valid, 0 invalid"
+
+
+def _attempts(run_dir: Path) -> dict:
+    return {r["task"]: r for r in (json.loads(p.read_text()) for p in run_dir.glob("attempts/*/result.json"))}
+
+
+WRONG = '''
+import torch
+
+
+def scale_rows(x, w, eps=0.5):
+    return x * w            # forgets eps
+'''
+
+
+def test_shipped_kernel_passes_and_a_wrong_one_fails_through_the_judge(imported, tmp_path):
+    out, _ = imported
+    tasks = tmp_path / "tasks"
+    shutil.copytree(out, tasks)
+    gauntlet("run", "--agent", "noop", "--tasks", SCALE, "--tasks", ADD_BIAS, "--tasks-root", tasks, "--device", "cpu",
+             "--out", tmp_path / "noop", check=False)
+    results = _attempts(tmp_path / "noop")
+    for task in (SCALE, ADD_BIAS):        # X->X: AKA's kernel as shipped is the baseline, and correct
+        r = results[task]
+        assert r["compiled"] and r["correct_seen"] and r["correct_unseen"], r
+        assert r["origin"]["benchmark"] == "aka" and r["origin"]["category"] == "triton2triton"
+    solution = tasks / SCALE / "solution" / "source"
+    solution.mkdir(parents=True)
+    (solution / "triton_scale_rows.py").write_text(WRONG)
+    with open(tasks / SCALE / "task.toml", "a") as f:
+        f.write('\n[solution]\ndir = "solution"\n')
+    gauntlet("run", "--agent", "oracle", "--tasks", SCALE, "--tasks-root", tasks, "--device", "cpu",
+             "--out", tmp_path / "wrong", check=False)
+    r = _attempts(tmp_path / "wrong")[SCALE]
+    assert r["compiled"] and not r["correct_seen"], r
+
+
+def test_reading_a_task_never_executes_it(tmp_path):
+    from runner.importers.aka import AkaTask, Mapped, parse_runner
+    import yaml
+    folder = tmp_path / "triton2triton" / "vllm" / "side_effect"
+    shutil.copytree(FIXTURES / "tasks" / "triton2triton" / "vllm" / "triton_scale_rows", folder)
+    marker = tmp_path / "executed"
+    runner = folder / "scripts" / "task_runner.py"
+    runner.write_text(runner.read_text() + f"\nopen({str(marker)!r}, 'w').write('ran')\n")
+    config = yaml.safe_load((folder / "config.yaml").read_text())
+    parsed = parse_runner(AkaTask("triton2triton/vllm/side_effect", "triton2triton", folder, config))
+    assert isinstance(parsed, Mapped) and parsed.symbol == "scale_rows" and not marker.exists()
+
+
+@pytest.mark.parametrize("checkout, args, message", [
+    ("tests", (), "AKA_CHECKOUT: no tasks/ folder"),
+    ("tests/fixtures/aka", ("--category", "cuda2cuda"), "--category cuda2cuda: no task of that type"),
+])
+def test_bad_input_is_one_line(tmp_path, checkout, args, message):
+    proc = gauntlet("tasks", "import", "aka", REPO / checkout, *args, "--out", tmp_path / "o", check=False)
+    assert proc.returncode != 0 and message in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_bad_source_table_is_one_line(imported, tmp_path):
+    from runner.task import TaskError, load_task
+    out, _ = imported
+    tasks = tmp_path / "tasks"
+    shutil.copytree(out / "triton2triton", tasks / "triton2triton")
+    toml = tasks / SCALE / "task.toml"
+    toml.write_text(toml.read_text().replace('path = "triton2triton/vllm/triton_scale_rows"\n', ""))
+    with pytest.raises(TaskError, match=r"task.toml: source.path: required"):
+        load_task(tasks / SCALE, tasks)
+    assert tomllib.loads(toml.read_text())["source"]["benchmark"] == "aka"
+
+
+def test_cli_start_up_does_not_import_torch_or_yaml():
+    code = "import sys, runner.cli; sys.exit('torch' in sys.modules or 'yaml' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], cwd=REPO).returncode == 0
