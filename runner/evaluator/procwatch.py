@@ -203,6 +203,8 @@ class ProcessWatch:
         except OSError:
             return "a process the judge cannot inspect"
         ident = _identity(f"/proc/{pid}/exe")
+        if ident is None:             # ending under the look (the link read, the file no longer): as unreadable
+            return "a process the judge cannot inspect"
         name = os.path.basename(path.removesuffix(" (deleted)"))
         if ident is not None and ident == self.interpreter:
             if self._runner is None:
