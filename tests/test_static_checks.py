@@ -278,3 +278,19 @@ def test_flags_name_kind_detail_file_and_line():
 def test_a_file_nested_too_deeply_to_check_is_flagged_not_a_crash():
     found = flags("x = " + " + ".join(["1"] * 5000))
     assert found == ["obfuscation: expressions nested too deeply to check (kernel.py)"]
+
+
+def test_a_kernel_in_one_of_several_editable_python_files_is_a_custom_kernel(tmp_path):
+    """An imported task's entry may only call the kernel's module (AgentKernelArena's in-place
+    kernels get a gauntlet_entry.py): one editable Python file holding the kernel is enough; none is not."""
+    from types import SimpleNamespace
+
+    from runner.evaluator.judge import static_flags
+    (tmp_path / "entry.py").write_text("from kernel_mod import run\n\n\ndef forward(x):\n    return run(x)\n")
+    (tmp_path / "kernel_mod.py").write_text(
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef _k(x_ptr):\n    pass\n\n\n"
+        "def run(x):\n    _k[(1,)](x)\n    return x\n")
+    task = SimpleNamespace(editable=("entry.py", "kernel_mod.py"), entry="entry.py")
+    assert not [f for f in static_flags(task, tmp_path, False) if f.startswith("no_custom_kernel")]
+    (tmp_path / "kernel_mod.py").write_text("def run(x):\n    return x\n")
+    assert [f for f in static_flags(task, tmp_path, False) if f.startswith("no_custom_kernel")]

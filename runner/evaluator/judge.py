@@ -1341,6 +1341,7 @@ def import_reference(path: Path):
 
 def static_flags(task: Task, tree: Path, fp32_task: bool) -> list[str]:
     flags = []
+    python_kernel = []          # per editable Python file: did it define a kernel (no no_custom_kernel)
     for rel in task.editable:
         path = tree / rel
         if not path.is_file():
@@ -1354,7 +1355,9 @@ def static_flags(task: Task, tree: Path, fp32_task: bool) -> list[str]:
                 text = importlib.util.decode_source(raw)
             except (SyntaxError, UnicodeDecodeError, LookupError, ValueError):
                 continue
-            flags += static_checks.check_python(text, custom_kernel=True, fp32_task=fp32_task, filename=rel)
+            found = static_checks.check_python(text, custom_kernel=True, fp32_task=fp32_task, filename=rel)
+            python_kernel.append(not any(f.startswith("no_custom_kernel") for f in found))
+            flags += found
             continue
         text = raw.decode(errors="replace")
         if path.suffix in (".cu", ".hip", ".cuh", ".h", ".hpp", ".cpp", ".cc"):
@@ -1362,6 +1365,8 @@ def static_flags(task: Task, tree: Path, fp32_task: bool) -> list[str]:
             if rel != task.entry:  # only the entry must hold the kernel itself
                 found = [f for f in found if not f.startswith("no_custom_kernel")]
             flags += found
+    if any(python_kernel):      # a task of several Python files (an imported entry that calls the kernel's
+        flags = [f for f in flags if not f.startswith("no_custom_kernel")]    # module): one must hold it
     return flags
 
 
