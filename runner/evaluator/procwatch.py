@@ -106,6 +106,7 @@ class ProcessWatch:
         self.looks = 0
         self._seen: set[tuple[int, str]] = set()
         self._pending: dict[tuple[int, str], float] = {}
+        self.blind = False           # the judge may not read the sandbox's programs (judge)
         self._building = 0
         self._runner: int | None = None
         self._stop = threading.Event()
@@ -121,6 +122,9 @@ class ProcessWatch:
         if self._thread is not None:
             self._thread.join(timeout=5)
         self.look()
+        if self.blind and self._runner is None:
+            return ["note: the process watch could not read the programs in the candidate's sandbox (no ptrace "
+                    "access to the runner's uid): it judged none; the runner's fork filter held alone"]
         return list(self.findings)
 
     def runner_filtered(self) -> bool | None:
@@ -177,7 +181,7 @@ class ProcessWatch:
             verdict = self.judge(pid)
             if verdict is None:
                 continue
-            if verdict.startswith(("a second Python", "a process the judge cannot")):
+            if verdict.startswith(("a second Python", "a process the judge cannot", "a process that hid")):
                 # A child between its fork and its exec still runs the interpreter (a compiler the
                 # runner starts looks so for microseconds), and a process that is ending has no
                 # program left to read: either, still so GRACE_S later, is what it says.
@@ -200,6 +204,14 @@ class ProcessWatch:
         run the candidate's code) or it maps a device runtime (it could compute on the GPU)."""
         try:
             path = os.readlink(f"/proc/{pid}/exe")
+        except PermissionError:
+            # A judge without ptrace access to the runner's uid (the docker backend's judge has no
+            # CAP_SYS_PTRACE) cannot read even the runner: it says so once and judges nothing. Once
+            # the runner was read, a process that hides its program (PR_SET_DUMPABLE 0) is a finding.
+            if self._runner is None:
+                self.blind = True
+                return None
+            return "a process that hid its program from the judge"
         except OSError:
             return "a process the judge cannot inspect"
         ident = _identity(f"/proc/{pid}/exe")

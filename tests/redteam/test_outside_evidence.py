@@ -186,3 +186,32 @@ def test_the_watch_lets_the_toolchain_run_and_names_anything_else(tmp_path, peri
     assert any("'cc'" in f for f in found), found                      # the copy in the work dir
     assert any("second Python process" in f for f in found), found
     assert len(found) == 2, found                                       # the real cc is the toolchain's
+
+
+def test_a_judge_that_cannot_read_the_runner_says_so_and_flags_nothing(monkeypatch):
+    """The docker backend's judge has no ptrace access to the runner's uid: it cannot read any
+    program there. It must say it did not look, never flag the honest runner as foreign; once the
+    runner was read, a process that hides its program is a finding."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from runner.evaluator import procwatch
+    root = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    real = os.readlink
+    try:
+        monkeypatch.setattr(procwatch.os, "readlink", lambda p: (_ for _ in ()).throw(PermissionError(13, p)))
+        watch = procwatch.ProcessWatch(root.pid, "/nonexistent")
+        watch.look()
+        found = watch.stop()
+        assert len(found) == 1 and found[0].startswith("note: the process watch could not read"), found
+        monkeypatch.setattr(procwatch.os, "readlink", real)
+        watch = procwatch.ProcessWatch(root.pid, "/nonexistent")
+        watch.look()                                      # the runner read
+        monkeypatch.setattr(procwatch.os, "readlink", lambda p: (_ for _ in ()).throw(PermissionError(13, p)))
+        assert watch.judge(root.pid + 10 ** 6) == "a process that hid its program from the judge"
+        watch.stop()
+    finally:
+        root.kill()
+        root.wait()
