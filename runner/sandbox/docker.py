@@ -43,7 +43,8 @@ RUNNER_TARGET = "/opt/gauntlet"          # the repo's runner/ package is mounted
 MANAGED = "gauntlet.managed"
 IMAGE_PYTHON = "/opt/venv/bin/python"   # every image has it (scripts/images/install-python.sh)
 JUDGE_DIR = "/gauntlet/judge"
-JUDGE_CAPS = ["SETUID", "SETGID", "CHOWN", "FOWNER", "DAC_OVERRIDE", "KILL"]
+JUDGE_CAPS = ["SETUID", "SETGID", "CHOWN", "FOWNER", "DAC_OVERRIDE", "KILL",
+              "SYS_PTRACE"]   # the process watch reads the runner's programs in /proc (evaluator/procwatch.py)
 WATCHDOG_MARGIN_S = 5.0
 FREEZE_LEAD_S = 2.0
 KILL_EXEC_S = 5.0          # how long the exec that kills an agent's processes may take (_kill_all)

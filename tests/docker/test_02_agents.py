@@ -12,6 +12,7 @@ def test_noop(run_agent):
     assert r["status"] == "ok", r
     assert r["compiled"] and r["correct_seen"] and r["correct_unseen"], r
     assert r["changed_files"] == [] and a.diff.strip() == ""
+    assert not r["flags"], r["flags"]          # nothing of the judge's (its process watch included) on an honest run
 
 
 def test_oracle(run_agent):
