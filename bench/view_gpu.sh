@@ -14,12 +14,9 @@ out=$1
 mkdir -p "$out/runs"
 sel=(); for t in ${TASKS:-cuda2cuda/gelu cuda2cuda/softmax triton2triton/gelu triton2triton/softmax}; do sel+=(--tasks "$t"); done
 python3 -m runner.cli run --agent oracle --agent noop --device cuda "${sel[@]}" --out "$out/runs/oracle-noop" --budget 60s
-cat > "$out/scripted.toml" <<TOML
-name = "scripted"
-kind = "command"
-parser = "claude-stream-json"
-command = "python3 $PWD/tests/fixtures/agents/scripted_cheat.py"
-TOML
+# the script travels inline: a confined agent sees its workspace and toolchains, not the checkout's tests/
+python3 -c 'import shlex, sys, tomli_w; print(tomli_w.dumps({"name": "scripted", "kind": "command", "parser": "claude-stream-json", "command": "python3 -c " + shlex.quote(open(sys.argv[1]).read())}))' \
+  tests/fixtures/agents/scripted_cheat.py > "$out/scripted.toml"
 python3 -m runner.cli run --agent "$out/scripted.toml" --device cuda --tasks-root tests/fixtures/tasks \
   --tasks triton2triton/scale --out "$out/runs/scripted-cheat" --budget 60s
 tar -C "$out" --exclude=workspace --exclude=record.git -czf "$out/runs.tgz" runs && rm -rf "$out/runs"

@@ -8,11 +8,13 @@ judge flags, with a Claude Code transcript so a real trajectory is recorded; two
 of one name and different commands (one fails to run)."""
 import json
 import re
+import shlex
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
+import tomli_w
 
 from .conftest import FIXTURE_TASKS, REPO, gauntlet
 
@@ -33,8 +35,9 @@ def make_runs(base: Path) -> dict[str, Path]:
     toml = second / "task.toml"
     toml.write_text(toml.read_text().replace('id = "triton2triton/scale"', 'id = "triton2triton/scale_b"'))
     agent = base / "scripted.toml"
-    agent.write_text(f'name = "scripted"\nkind = "command"\nparser = "claude-stream-json"\n'
-                     f'command = "{sys.executable} {CHEAT}"\n')
+    # the script travels inline: a confined agent sees its workspace and toolchains, not the checkout's tests/
+    agent.write_text(tomli_w.dumps({"name": "scripted", "kind": "command", "parser": "claude-stream-json",
+                                    "command": f"{sys.executable} -c {shlex.quote(CHEAT.read_text())}"}))
     out = {name: base / name for name in ("main", "cheat", "cmd_fail", "cmd_ok")}
     _run(tasks, out["main"], "--agent", "oracle", "--agent", "noop", "--tasks", "triton2triton", "--jobs", "2")
     _run(tasks, out["cheat"], "--agent", agent, "--tasks", "triton2triton/scale")
