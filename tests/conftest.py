@@ -11,6 +11,28 @@ FIXTURE_TASKS = REPO / "tests" / "fixtures" / "tasks"
 SCALE = "triton2triton/scale"
 
 
+def _seccomp_mode() -> str:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("Seccomp:"):
+            return line.split()[1]
+    return "0"
+
+
+@pytest.fixture(autouse=True)
+def no_fork_filter_in_the_test_process(monkeypatch, request):
+    """A kernel runner built in the pytest process (Runner(...).build) would put the fork filter
+    (runner/evaluator/nofork.py) on pytest itself, and on everything it starts after: every later
+    shell pipeline and bwrap then fails (CI 2026-11-28: 51 failures after test_evaluator.py). Here
+    the filter is refused in-process; the runner programs the tests start still install their own.
+    A test that leaves the process filtered anyway ends the session, naming itself."""
+    from runner.evaluator import nofork
+    monkeypatch.setattr(nofork, "install", lambda: "no fork filter: the pytest process (tests/conftest.py)")
+    yield
+    if _seccomp_mode() != "0":
+        pytest.exit(f"{request.node.nodeid} left a seccomp filter on the pytest process: every later "
+                    "test that forks would fail", returncode=3)
+
+
 @pytest.fixture
 def tasks_root(tmp_path) -> Path:
     """A writable copy of the fixture task suite."""
