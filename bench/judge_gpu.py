@@ -11,7 +11,10 @@
     python3 bench/judge_gpu.py redteam --out DIR
         GPU-only cheats through the judge: side streams (getattr, the driver's entry point), a
         forged event timer, a skipped L2 flush, an empty CUDA graph, work left to a thread, GPU
-        work a process of the candidate's queues against the baseline (baseline_hog).
+        work a process of the candidate's queues against the baseline (baseline_hog); issue 30's
+        reaches into the runner's process (findings_cleared, refill_wrapped,
+        side_stream_when_unwatched, dispatch_mode_pushed), for the device trace: run them with
+        GAUNTLET_DEVICE_TRACE=1 in the environment (runner/evaluator/devtrace.py).
     python3 bench/judge_gpu.py ncu --out DIR [--tasks T ...]
         Nsight Compute's gpu__time_duration of each single-kernel solution on its largest seen
         config, against the candidate time the judge reported for it.
@@ -439,6 +442,83 @@ def {sym}(x, *rest):
     _proc.stdin.flush()
     y = torch.frombuffer(bytearray(_proc.stdout.read(len(data))), dtype=torch.float32)
     return y.reshape(x.shape).to(x.device, x.dtype)
+''',
+    # Issue 30: cheats that reach what the verdict rests on inside the candidate's own process. Each
+    # is for the device trace (GAUNTLET_DEVICE_TRACE=1, devtrace.py) to catch from outside it.
+    # PyTorch computes; the runner's findings are emptied through its `__main__` module, reached by
+    # a name resolved from a string, so the dispatch watch's torch_fallback never leaves the runner.
+    "findings_cleared": '''
+_load = torch._utils._import_dotted_name
+for _name in ("__main__", "runner.evaluator.kernel_runner"):
+    _mod = _load(_name)
+    if hasattr(_mod, "Runner"):
+        _mod.Runner._drain = lambda self: []
+
+
+def {sym}(x, *rest):
+    _honest(x[:1].contiguous())          # one Triton launch a call, for the launch counter
+    return torch.softmax(x, dim=-1)
+''',
+    # The runner's input refill wrapped: the real work runs as the harness refills the inputs of a
+    # timed repetition, before the span; the timed call hands back what was already computed.
+    "refill_wrapped": '''
+_protocol = torch._utils._import_dotted_name("runner.evaluator.protocol")
+_refill = _protocol.perturbed
+_ready = {}
+
+
+def _wrapped(base, seed, delta=_protocol.PERTURBATION, out=None, **kw):
+    result = _refill(base, seed, delta, out=out, **kw)
+    if out is not None and out and hasattr(out[0], "data_ptr"):
+        _ready[out[0].data_ptr()] = _honest(out[0])
+    return result
+
+
+_protocol.perturbed = _wrapped
+
+
+def {sym}(x, *rest):
+    ready = _ready.pop(x.data_ptr(), None)
+    return ready if ready is not None else _honest(x, *rest)
+''',
+    # Honest only while a profiler session is live (the stream watch's repetition); a side stream
+    # the end event does not wait for everywhere else.
+    "side_stream_when_unwatched": '''
+_side = getattr(torch.cuda, "Str" + "eam")()
+
+
+def {sym}(*args):
+    try:
+        watched = torch._C._autograd._profiler_enabled()
+    except Exception:
+        watched = False
+    if watched:
+        return _honest(*args)
+    with getattr(torch.cuda, "str" + "eam")(_side):
+        return _honest(*args)
+''',
+    # A dispatch mode pushed at import, never popped: the call returns an empty tensor, and the
+    # harness's own copy of it (the correctness write, the timed repetition's keep) does the work.
+    "dispatch_mode_pushed": '''
+_dispatch = torch._utils._import_dotted_name("torch.utils._python_dispatch")
+_pending = {}
+
+
+def _finish(self, func, types, args=(), kwargs=None):
+    kwargs = kwargs or {}
+    if func is torch.ops.aten.copy_.default and len(args) > 1 and args[1].data_ptr() in _pending:
+        return func(args[0], _honest(_pending.pop(args[1].data_ptr())))
+    return func(*args, **kwargs)
+
+
+_mode = type("_Quiet", (getattr(_dispatch, "TorchDispatch" + "Mode"),), {"__torch_dispatch__": _finish})()
+_mode.__enter__()
+
+
+def {sym}(x, *rest):
+    y = torch.empty_like(x)
+    _pending[y.data_ptr()] = x
+    return y
 ''',
 }
 

@@ -65,6 +65,7 @@ class Isolation:
     hidden: tuple[Path, ...]           # never visible to a runner
     device: str
     notes: list[str] = field(default_factory=list)
+    extra_readable: list[Path] = field(default_factory=list)   # judge-owned folders a runner reads
 
     # -- commands -------------------------------------------------------------------------------
     def env(self, workdir: Path) -> dict:
@@ -128,6 +129,7 @@ class Isolation:
         for var in ("CUDA_HOME", "CUDA_PATH", "ROCM_PATH", "HIP_PATH"):
             if os.environ.get(var):
                 wanted.append(Path(os.environ[var]))
+        wanted += self.extra_readable          # the judge's device-trace library (devtrace.py)
         chosen: list[Path] = [package_root() / "runner"]
         for path in wanted:
             try:

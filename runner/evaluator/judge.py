@@ -50,7 +50,7 @@ from ..candidate import kernel_tree
 from ..configspace import SPLIT as SPLIT_DRAWN
 from ..result import MAX_SPEEDUP, ConfigResult, Evaluation
 from ..task import Config, Task
-from . import arena, protocol, roofline, static_checks, timing
+from . import arena, devtrace, protocol, roofline, static_checks, timing
 from .gpulock import exclusive_device
 from .isolation import Isolation, IsolationError, choose, prepare_workdir
 from .procwatch import ProcessWatch
@@ -217,7 +217,7 @@ def _stop_tree(root: int, ended_before: frozenset = frozenset()) -> tuple[bool, 
 
 class RunnerClient:
     def __init__(self, isolation: Isolation, tree: Path, *, language: str, entry: str, symbol: str,
-                 device: str, role: str, flags=(), probe: dict | None = None):
+                 device: str, role: str, flags=(), probe: dict | None = None, trace_library: Path | None = None):
         self.role = role
         # setpriv mode: each role its own uid, so the judge can tell the candidate's processes apart
         self.uid = isolation.runner_uid(role) if isolation.mode == "setpriv" else None
@@ -236,15 +236,26 @@ class RunnerClient:
                 "--tree", str(self.workdir / "kernel"), "--language", language, "--entry", entry,
                 "--symbol", symbol, "--device", device, "--role", role,
                 *[a for f in flags for a in ("--flag", f)], *probe_args, *isolation.runner_args()]
+        # The device trace (devtrace.py): the driver loads the judge's library into the runner at
+        # CUDA's first initialisation, and it writes to a pipe whose reading end stays here.
+        self.trace = devtrace.Reader() if trace_library is not None else None
+        self.trace_batches: list[tuple[list, int, list]] = []    # (records, calls, samples) per timed batch
+        env = isolation.env(self.workdir)
+        pass_fds = [runner_end.fileno()]
+        if self.trace is not None:
+            env.update(devtrace.runner_env(trace_library, self.trace.write_fd))
+            pass_fds.append(self.trace.write_fd)
         log = open(self.log_path, "wb")
         try:
-            self.proc = subprocess.Popen(isolation.wrap(argv, self.workdir, role), env=isolation.env(self.workdir),
+            self.proc = subprocess.Popen(isolation.wrap(argv, self.workdir, role), env=env,
                                          cwd=str(self.workdir), stdin=subprocess.DEVNULL, stdout=log,
-                                         stderr=subprocess.STDOUT, pass_fds=(runner_end.fileno(),),
+                                         stderr=subprocess.STDOUT, pass_fds=tuple(pass_fds),
                                          start_new_session=True)
         finally:
             log.close()
             runner_end.close()
+            if self.trace is not None:
+                self.trace.child_started()
         self.sock = judge_end
         self.last_digest_seed = 0
         # The candidate's sandbox watched from outside for the runner's whole life (procwatch.py):
@@ -281,6 +292,10 @@ class RunnerClient:
         runner_ms = reply.get("runner_ms")          # diagnostics only: a runner's own word, bounded
         if isinstance(runner_ms, (int, float)) and 0 <= runner_ms < 1e9:
             self.op_seconds[message["op"]] += float(runner_ms) / 1000.0
+        if message["op"] == "time" and self.trace is not None and not self.trace.dead:
+            # every timed batch's records, whoever asked for it: the batch markers pair in order
+            samples = reply.get("samples") if reply["ok"] and isinstance(reply.get("samples"), list) else []
+            self.trace_batches.append((self.trace.take_batch(), int(message["n"]), samples))
         return reply
 
     # -- the runner's processes, seen from the judge --------------------------------------------
@@ -398,6 +413,8 @@ class RunnerClient:
                 pass
         self.kill()             # the process group, whatever is left of it
         self.sock.close()
+        if self.trace is not None:
+            self.trace.join()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
@@ -907,6 +924,8 @@ class Judge:
             args = self.inputs(config, TIMING_SEED)
             expected = self.expected(args)
         runners = {"baseline": baseline, "candidate": candidate}
+        for runner in runners.values():
+            runner.trace_batches.clear()
         with self.phases("timing: load"):
             sent = SentInputs(args)
             try:
@@ -1021,7 +1040,30 @@ class Judge:
                                                    # other statistics of the same samples (bench: the A/B of timing.stats)
                                                    "plain_median_ms": {k: statistics.median(v.all_ms) for k, v in timed.items()},
                                                    "round_samples": by_round if os.environ.get("GAUNTLET_JUDGE_TRACE_SAMPLES") else None}) + "\n")
+        if not probe:
+            self._read_trace(config, baseline, candidate)
         return timed["baseline"], timed["candidate"], self._bound(walls, timed["baseline"], timed["candidate"])
+
+    def _read_trace(self, config: Config, baseline: RunnerClient, candidate: RunnerClient) -> None:
+        """The device trace of this config's timed batches (devtrace.py), the candidate's read
+        against the baseline's. A trace the baseline's runner did not deliver either is this
+        machine's (a note), never the candidate's doing."""
+        if candidate.trace is None or baseline.trace is None:
+            return
+        base = [devtrace.segment(ops, n) for ops, n, _ in baseline.trace_batches]
+        cand = [(devtrace.segment(ops, n), samples) for ops, n, samples in candidate.trace_batches]
+        if not base or any(b.problems for b in base) or baseline.trace.problems:
+            problems = [p for b in base for p in b.problems] + baseline.trace.problems
+            self.row_notes.append("note: no device trace read on this config (the baseline's runner: "
+                                  + ("; ".join(dict.fromkeys(problems))[:200] or "no batches") + ")")
+            return
+        found = devtrace.findings(cand, base, own_kernel_required=True)
+        found += [f"device_trace: {p}" for p in candidate.trace.problems]
+        foreign = candidate.trace.foreign()
+        if foreign:
+            found.append(f"foreign_process: the device trace saw {len(foreign)} operation(s) from another process")
+        for finding in dict.fromkeys(found):
+            self.flags.append(f"{finding} ({config.name})")
 
     def quickest(self, baseline: RunnerClient, configs: list[Config]) -> Config:
         """The config of the baseline's quickest call, where the offset is measured (two calls of
@@ -1472,6 +1514,13 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             # an agent's self-check in its own workspace: nothing there is hidden
             isolation = choose(hidden, device, allow_unisolated=True)
         flags += isolation.notes
+        trace_library = None
+        if devtrace.wanted(device) and measure:
+            try:
+                trace_library = devtrace.build(devtrace.cache_dir())
+                isolation.extra_readable.append(trace_library.parent)
+            except devtrace.Unavailable as exc:
+                flags.append(f"note: no device trace ({str(exc)[:200]})")
         every = [c for split in splits for c in configs[split]]
         offset_pass = (measure and not baseline_only and bool(every)
                        and (PROCESS_OFFSET[device_kind(device)] if process_offset is None else process_offset))
@@ -1485,7 +1534,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             if offset_pass:      # the baseline's files, built there first (in both runners: settle)
                 probe = {"tree": scratch / "baseline", **_runner_spec(task, language, "baseline")}
             runner = RunnerClient(isolation, tree, device=device, role=role, probe=probe,
-                                  **_runner_spec(task, language, role))
+                                  trace_library=trace_library, **_runner_spec(task, language, role))
             runners.append(runner)
             started_runners.append(runner)
             return runner

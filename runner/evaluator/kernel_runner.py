@@ -101,6 +101,14 @@ class Runner:
         if self.device != "cuda" or self.profiler_attached:
             return
         self.profiler_attached = True
+        from .devtrace import active_in_runner
+        if active_in_runner():
+            # The device trace (devtrace.py) holds CUPTI from CUDA's first initialisation, which
+            # happens here, before anything is built: a profiler session would take CUPTI from it.
+            import torch
+            torch.cuda.init()
+            torch.zeros(1, device="cuda")
+            return
         from .guard import StreamWatch
         try:
             watch = StreamWatch()
@@ -307,6 +315,9 @@ class Runner:
         """GPU, native kernels: the profiler must see a device kernel during a call."""
         if self.device == "cpu" or self.language not in ("cuda", "hip"):
             return
+        from .devtrace import active_in_runner
+        if active_in_runner():         # the judge reads the kernels of every timed call instead
+            return
         import torch
         from .guard import StreamWatch, kernels
         args = [a.clone() if isinstance(a, torch.Tensor) else a for a in self.base]
@@ -449,7 +460,9 @@ class Runner:
             out = call()
             launched[0] = LaunchCounter.count != before
             return out
-        watch_at = self._pick.randrange(n) if msg.get("watch") and self.device == "cuda" else -1
+        from .devtrace import active_in_runner, flush_in_runner
+        traced = active_in_runner() and self.device == "cuda"
+        watch_at = self._pick.randrange(n) if msg.get("watch") and self.device == "cuda" and not traced else -1
         samples, gaps, host, digests = [], [], [], []
         weights = None
         inputs = [e for e in (_extent(a) for a in (*self.work, *self.base) if isinstance(a, torch.Tensor)) if e]
@@ -457,6 +470,8 @@ class Runner:
         no_launch = 0
         gc.collect(1)         # a full collection costs ~0.1 s with torch loaded; young garbage is what piles up
         gc.disable()
+        if traced:
+            clock.mark_batch()
         try:
             for i in range(n):
                 protocol.perturbed(self.base, protocol.repetition_seed(seed, i), delta, out=self.work,
@@ -501,6 +516,10 @@ class Runner:
             return {"ok": False, "error": f"raised {type(exc).__name__}: {str(exc)[:300]}"}
         finally:
             gc.enable()
+            if traced:
+                clock.mark_batch()
+                self.sync()
+                flush_in_runner()
         if no_launch:
             self.findings.append(f"no_kernel_launch: {no_launch} of {n} timed calls launched no Triton kernel")
         return {"ok": True, "samples": samples, "gaps": gaps, "host_ms": host, "digests": digests,

@@ -25,13 +25,25 @@ import triton.language as tl
 GIVE_UP_MS = 5.0
 
 
+# Named for the device trace (devtrace.py), which brackets each timed call between this kernel and
+# the end marker below; the names are what the trace reads, so they stay these.
 @triton.jit
-def _wait(flag, limit, gave_up):
+def gauntlet_launch_gate(flag, limit, gave_up):
     polls = 0
     while (tl.load(flag, volatile=True) == 0) & (polls < limit):
         polls += 1
     if polls >= limit:
         tl.store(gave_up, tl.load(gave_up) + 1)
+
+
+@triton.jit
+def gauntlet_end_marker(mark):
+    tl.store(mark, 1)
+
+
+@triton.jit
+def gauntlet_batch_marker(mark):
+    tl.store(mark, 2)
 
 
 class LaunchGate:
@@ -41,12 +53,21 @@ class LaunchGate:
         self.host = self.flag.numpy()          # the host's view of the same bytes: a plain store opens it
         self.limit = 1 << 20
         self.gave_up = torch.zeros(1, dtype=torch.int32, device="cuda")   # waits that ran out, on the device
+        self.mark = torch.zeros(1, dtype=torch.int32, device="cuda")      # what the trace's markers write
         self._self_test()
 
     def close_and_launch(self) -> None:
         """Enqueue the wait (closed gate) on the current stream."""
         self.host[0] = 0
-        _wait[(1,)](self.flag, self.limit, self.gave_up)
+        gauntlet_launch_gate[(1,)](self.flag, self.limit, self.gave_up)
+
+    def mark_end(self) -> None:
+        """The device trace's end of a timed call (queued after its end event: outside the span)."""
+        gauntlet_end_marker[(1,)](self.mark)
+
+    def mark_batch(self) -> None:
+        """The device trace's edge of a timed batch, before its first refill and after its last copy."""
+        gauntlet_batch_marker[(1,)](self.mark)
 
     def take_gave_up(self) -> int:
         """How many waits ran out since the last call (each one: a call that blocked the host before
@@ -66,10 +87,10 @@ class LaunchGate:
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         probe = 20_000
         self.host[0] = 0
-        _wait[(1,)](self.flag, probe, self.gave_up)     # compile, and warm up
+        gauntlet_launch_gate[(1,)](self.flag, probe, self.gave_up)     # compile, and warm up
         torch.cuda.synchronize()
         start.record()
-        _wait[(1,)](self.flag, probe, self.gave_up)
+        gauntlet_launch_gate[(1,)](self.flag, probe, self.gave_up)
         end.record()
         end.synchronize()
         per_ms = probe / max(start.elapsed_time(end), 1e-3)

@@ -267,6 +267,14 @@ class GpuClock:
         self.host_ms = 0.0                                  # host time of the last call's launch
         self.gate_error: str | None = None
         self.gate = self._launch_gate()
+        # The device trace's brackets (devtrace.py), where the judge asked for a trace: an end
+        # marker after each call's end event (compiled now, so that no call waits on it) and a
+        # batch marker at each batch's edges (never launched outside a batch: the judge pairs them).
+        from .devtrace import active_in_runner
+        self.marking = self.gate is not None and active_in_runner()
+        if self.marking:
+            self.gate.mark_end()
+            self._sync()
         self.calibrate()
 
     def flush(self) -> None:
@@ -301,6 +309,8 @@ class GpuClock:
         finally:
             self.host_ms = (_perf_counter() - t0) * 1000.0
             self._record(self.end)
+            if self.marking:
+                gate.mark_end()
             if gate is not None:
                 gate.open()        # every launch of the call is queued: the device may run them now
         self._sync()               # device-wide: every stream, every launch made so far
@@ -327,6 +337,10 @@ class GpuClock:
             self._record(self.end)
             self._event_sync(self.end)
             self.cycles_per_ms = probe / max(self._elapsed(self.start, self.end), 1e-3)
+
+    def mark_batch(self) -> None:
+        if self.marking:
+            self.gate.mark_batch()
 
     @property
     def launch_cover(self) -> str:

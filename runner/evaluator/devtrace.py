@@ -1,0 +1,369 @@
+"""The device trace (issue 30): what ran on the GPU during each timed call, recorded by the driver's
+profiling interface and read by the judge, never by the candidate's Python.
+
+A small C library (devtrace_inject.c), compiled by the judge and loaded by the CUDA driver itself
+when a runner first initialises CUDA (CUDA_INJECTION64_PATH), writes a record of every kernel, copy
+and memset to a pipe only the judge reads. The runner brackets what it times with kernels of its
+own (launch_gate.py): the gate before each call, an end marker after its end event, a batch marker
+at each batch's start and end. From the records alone, without a word from the runner's Python:
+
+  brackets   every timed call has its gate and end marker, in order; a batch without its closing
+             marker, or a call without a bracket, means the trace was stopped or forged (a flag);
+  inside     what the candidate's call put on the device, on any stream: PyTorch's own kernels
+             (the `at::` namespace, less fills and copies) are PyTorch computing for it, and a call
+             with no kernel of its own wrote none;
+  between    what ran between calls is the harness's steps (refill, copy, digest, flush), the same
+             code in both runners: a kernel in the candidate's runner there that the baseline's
+             runner never shows is work moved out of the timed span;
+  device time  from the gate's end to the last of the call's device work, on every stream: a
+             sample the runner reports shorter than that is a clock that does not see everything.
+
+Off unless GAUNTLET_DEVICE_TRACE=1 (CUDA only; CUPTI is NVIDIA's): it has not yet been run on a
+GPU, and its rules must first show no flag on honest runs (docs/evaluation.md). In the runner it
+replaces the profiler sessions (CUPTI takes one client).
+
+Imports only the standard library.
+"""
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import sysconfig
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SWITCH = "GAUNTLET_DEVICE_TRACE"
+FD_ENV, LIBRARY_ENV = "GAUNTLET_DEVTRACE_FD", "CUDA_INJECTION64_PATH"
+SOURCE = Path(__file__).with_name("devtrace_inject.c")
+RECORD = struct.Struct("<IHHIIQQIIQ")          # devtrace_inject.c: trace_record
+MAGIC = 0x31525447
+KINDS = {1: "hello", 2: "kernel", 3: "memcpy", 4: "memset", 5: "dropped", 6: "error"}
+GATE, END, BATCH = "gauntlet_launch_gate", "gauntlet_end_marker", "gauntlet_batch_marker"
+MARKERS = (GATE, END, BATCH)
+# PyTorch's own kernels (mangled names in the `at` namespace) that only allocate, fill or copy:
+# what guard.ALLOWED_ATEN lets a Triton candidate do; any other `at::` kernel computes.
+TORCH_PREFIXES = ("_ZN2at", "_ZN3c10")
+TORCH_GLUE = ("FillFunctor", "copy_kernel", "arange", "fill_kernel")
+# A sample shorter than the call's device time by more than this is a clock that missed work.
+SHORT_ABS_MS, SHORT_REL = 0.003, 0.10
+WAIT_S = 5.0                                   # for a batch's closing marker, once per runner
+
+
+class Unavailable(Exception):
+    """No trace here (no CUPTI, no compiler): the judge notes it and goes on without one."""
+
+
+def wanted(device: str) -> bool:
+    return os.environ.get(SWITCH) == "1" and device == "cuda"
+
+
+# -- the library ----------------------------------------------------------------------------------
+def cache_dir() -> Path:
+    """The judge's own cache (not /tmp, where a runner could plant a folder first)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gauntlet" / "devtrace"
+
+
+def _cupti_dirs() -> list[tuple[Path, Path]]:
+    """(include, lib) pairs that hold cupti.h and a libcupti, most specific first."""
+    roots = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")]
+    nvcc = shutil.which("nvcc")
+    if nvcc:
+        roots.append(str(Path(nvcc).resolve().parent.parent))
+    roots += sorted(glob.glob("/usr/local/cuda*"), reverse=True)
+    pairs = []
+    for root in filter(None, roots):
+        for inc, lib in (("include", "lib64"), ("include", "lib"), ("extras/CUPTI/include", "extras/CUPTI/lib64")):
+            pairs.append((Path(root) / inc, Path(root) / lib))
+    site = Path(sysconfig.get_paths()["purelib"])
+    for inc in sorted(site.glob("nvidia/*/include")):
+        pairs.append((inc, inc.parent / "lib"))
+    return [(i, l) for i, l in pairs if (i / "cupti.h").is_file() and any(l.glob("libcupti.so*"))]
+
+
+def build(cache: Path) -> Path:
+    """The injection library, compiled once per source and CUPTI into `cache` (judge-owned, not
+    writable by a runner)."""
+    dirs = _cupti_dirs()
+    if not dirs:
+        raise Unavailable("no CUPTI headers and library found (CUDA_HOME, nvcc's toolkit, pip's nvidia-*)")
+    compiler = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+    if compiler is None:
+        raise Unavailable("no C compiler to build the trace library")
+    include, lib = dirs[0]
+    key = hashlib.sha256(SOURCE.read_bytes() + str(include).encode() + str(lib).encode()).hexdigest()[:16]
+    out = cache / key / "libgauntlet_devtrace.so"
+    if out.is_file():
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    libname = sorted(lib.glob("libcupti.so*"), key=lambda p: len(p.name))[0]
+    argv = [compiler, "-shared", "-fPIC", "-O2", "-I", str(include), str(SOURCE), "-o", str(out) + ".tmp",
+            str(libname), f"-Wl,-rpath,{lib}"]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        raise Unavailable(f"trace library did not build: {(proc.stderr or proc.stdout)[-300:]}")
+    os.replace(str(out) + ".tmp", out)
+    for path in (out, out.parent):
+        path.chmod(0o755)
+    return out
+
+
+# -- records --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Op:
+    kind: str
+    name: str
+    pid: int
+    stream: int
+    start: int          # ns, the device's clock
+    end: int
+    correlation: int    # launch order within one process
+    amount: int
+
+    @property
+    def device_work(self) -> bool:
+        return self.kind in ("kernel", "memcpy", "memset")
+
+
+def parse(data: bytes) -> tuple[list[Op], bytes, str | None]:
+    """The whole records in `data`, the bytes of a record not yet complete, and what broke the
+    stream (a bad magic: nothing after it can be framed)."""
+    ops, at = [], 0
+    while len(data) - at >= RECORD.size:
+        magic, kind, name_len, pid, stream, start, end, corr, _device, amount = RECORD.unpack_from(data, at)
+        if magic != MAGIC or kind not in KINDS:
+            return ops, b"", f"bad record at byte {at}"
+        if len(data) - at < RECORD.size + name_len:
+            break
+        name = data[at + RECORD.size: at + RECORD.size + name_len].decode("utf-8", "replace")
+        ops.append(Op(KINDS[kind], name, pid, stream, start, end, corr, amount))
+        at += RECORD.size + name_len
+    return ops, data[at:], None
+
+
+class Reader:
+    """The judge's end of one runner's trace pipe, drained by a thread of the judge's."""
+
+    def __init__(self):
+        self.read_fd, self.write_fd = os.pipe()
+        os.set_inheritable(self.write_fd, True)
+        self.ops: list[Op] = []
+        self.problems: list[str] = []
+        self.pid: int | None = None      # the first process that said hello: the runner
+        self.dead = False                # a batch's records never came: no more waiting
+        self._cond = threading.Condition()
+        self._thread = threading.Thread(target=self._drain, name="devtrace", daemon=True)
+        self._thread.start()
+
+    def child_started(self) -> None:
+        """The runner holds the write end now; the judge's copy goes (EOF when the runner's does)."""
+        os.close(self.write_fd)
+
+    def _drain(self) -> None:
+        rest = b""
+        while True:
+            try:
+                chunk = os.read(self.read_fd, 1 << 16)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            ops, rest, broken = parse(rest + chunk)
+            with self._cond:
+                for op in ops:
+                    if op.kind == "hello" and self.pid is None:
+                        self.pid = op.pid
+                    elif op.kind == "error":
+                        self.problems.append(f"the trace did not start: {op.name}")
+                    elif op.kind == "dropped":
+                        self.problems.append(f"{op.amount} record(s) dropped by the trace")
+                self.ops += ops
+                if broken:
+                    self.problems.append(f"the trace stream broke ({broken})")
+                self._cond.notify_all()
+            if broken:
+                break
+        with self._cond:
+            self.dead = True
+            self._cond.notify_all()
+        os.close(self.read_fd)            # here, by the only thread that reads it
+
+    def take_batch(self, timeout_s: float = WAIT_S) -> list[Op] | None:
+        """The runner's device work from one batch marker to the next (both included), removed from
+        the buffer; None when the closing marker does not come (the trace stopped)."""
+        deadline = time.monotonic() + timeout_s
+        with self._cond:
+            while True:
+                mine = sorted((op for op in self.ops if op.pid == self.pid), key=lambda o: o.correlation)
+                marks = [i for i, op in enumerate(mine) if op.name == BATCH]
+                if len(marks) >= 2:
+                    batch = mine[marks[0]: marks[1] + 1]
+                    cut = mine[marks[1]].correlation
+                    self.ops = [op for op in self.ops if op.pid != self.pid or op.correlation > cut]
+                    return batch
+                left = deadline - time.monotonic()
+                if self.dead or left <= 0:
+                    self.dead = True
+                    return None
+                self._cond.wait(left)
+
+    def foreign(self) -> list[Op]:
+        """Device work recorded from a process other than the runner."""
+        with self._cond:
+            return [op for op in self.ops if op.device_work and op.pid != self.pid]
+
+    def join(self, timeout_s: float = 2.0) -> None:
+        """After the runner's processes are gone: the pipe's end of file ends the reading thread."""
+        self._thread.join(timeout_s)
+
+
+# -- one batch ------------------------------------------------------------------------------------
+def is_torch(name: str) -> bool:
+    return name.startswith(TORCH_PREFIXES) and not any(g in name for g in TORCH_GLUE)
+
+
+def readable(name: str, limit: int = 90) -> str:
+    """A mangled C++ kernel name as the identifiers it is made of (at::native::kernel<Functor...>),
+    enough to say which operation ran; any other name as it is."""
+    if not name.startswith("_Z"):
+        return name[:limit]
+    words, i = [], 2
+    while i < len(name):
+        if name[i].isdigit():
+            j = i
+            while j < len(name) and name[j].isdigit():
+                j += 1
+            size = int(name[i:j])
+            words.append(name[j:j + size])
+            i = j + size
+        else:
+            i += 1
+    words = [w for w in words if w]
+    text = "::".join(words[:3]) + (f"<{' '.join(words[3:])}>" if len(words) > 3 else "")
+    return (text or name)[:limit]
+
+
+@dataclass
+class Batch:
+    """One timed batch as the device saw it."""
+    calls: int = 0
+    inside: list[list[Op]] = field(default_factory=list)     # per call, gate to end marker
+    prologue: list[str] = field(default_factory=list)        # names, batch marker to first gate
+    between: list[list[str]] = field(default_factory=list)   # names, end marker i to gate i+1
+    tail: list[str] = field(default_factory=list)            # names, last end marker to batch marker
+    device_ms: list[float] = field(default_factory=list)     # per call, the gate's end to its last work
+    problems: list[str] = field(default_factory=list)
+
+
+def segment(ops: list[Op] | None, n: int) -> Batch:
+    """Split one batch's records (launch order, batch marker to batch marker) at the brackets;
+    None: the batch's closing marker never came."""
+    batch = Batch()
+    if ops is None:
+        batch.problems.append("a batch's records never arrived (the trace was stopped)")
+        return batch
+    work = [op for op in ops if op.device_work]
+    marks = [(i, op) for i, op in enumerate(work) if op.name in (GATE, END)]
+    expected = [GATE, END] * n
+    if [op.name for _, op in marks] != expected:
+        names = [op.name for _, op in marks]
+        batch.problems.append(f"{names.count(GATE)} gate(s) and {names.count(END)} end marker(s) in a batch "
+                              f"of {n} calls, or out of order")
+        return batch
+    names = [op.name for op in work]
+    first_gate = marks[0][0]
+    batch.prologue = [x for x in names[1:first_gate] if x != BATCH]
+    for k in range(n):
+        g, e = marks[2 * k][0], marks[2 * k + 1][0]
+        gate = work[g]
+        call = work[g + 1: e]
+        batch.inside.append(call)
+        last = max((op.end for op in call), default=gate.end)
+        batch.device_ms.append(max(0, last - gate.end) / 1e6)
+        if k + 1 < n:
+            batch.between.append(names[e + 1: marks[2 * k + 2][0]])
+    batch.tail = [x for x in names[marks[-1][0] + 1:] if x != BATCH]
+    batch.calls = n
+    return batch
+
+
+# -- the judge's reading --------------------------------------------------------------------------
+def _extra(cand: list[str], seen: list[Counter]) -> Counter:
+    """What `cand` holds beyond the nearest of the baseline's segments of the same place."""
+    have = Counter(cand)
+    if not seen:
+        return Counter()
+    return min((have - s for s in seen), key=lambda c: sum(c.values()))
+
+
+def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], *, own_kernel_required: bool) -> list[str]:
+    """Flags from one config's batches: the candidate's (with the samples its runner reported) read
+    against the baseline's. Each names what the device recorded."""
+    found = []
+    for batch, _ in candidate:
+        found += [f"device_trace: {p}" for p in batch.problems]
+    whole = [(b, s) for b, s in candidate if not b.problems]
+    if not whole:
+        return list(dict.fromkeys(found))
+    torch_kernels = Counter(op.name for b, _ in whole for call in b.inside for op in call
+                            if op.kind == "kernel" and is_torch(op.name))
+    if torch_kernels:
+        names = ", ".join(readable(n) for n, _ in torch_kernels.most_common(3))
+        found.append(f"torch_fallback: the device trace saw PyTorch's own kernels in timed calls ({names})")
+    own = [op for b, _ in whole for call in b.inside for op in call
+           if op.kind == "kernel" and not is_torch(op.name) and op.name not in MARKERS]
+    if own_kernel_required and not own:
+        found.append("no_kernel_launch: the device trace saw no kernel of the candidate's own in any timed call")
+    clean = [b for b in baseline if not b.problems]
+    if clean:
+        places = {"prologue": [Counter(b.prologue) for b in clean],
+                  "between": [Counter(x) for b in clean for x in b.between] or [Counter()],
+                  "tail": [Counter(b.tail) for b in clean]}
+        moved = Counter()
+        for b, _ in whole:
+            moved += _extra(b.prologue, places["prologue"]) + _extra(b.tail, places["tail"])
+            for x in b.between:
+                moved += _extra(x, places["between"])
+        if moved:
+            names = ", ".join(f"{readable(n)} x{c}" for n, c in moved.most_common(3))
+            found.append(f"work_outside_span: the device trace saw work between timed calls that the "
+                         f"baseline's runner never runs there ({names})")
+    short = 0
+    calls = 0
+    for b, samples in whole:
+        for device_ms, sample in zip(b.device_ms, samples):
+            calls += 1
+            if sample < device_ms - max(SHORT_ABS_MS, SHORT_REL * device_ms):
+                short += 1
+    if short > calls // 2:
+        found.append(f"clock_short: {short} of {calls} timed calls reported less time than the device "
+                     "spent on them (the device trace, every stream)")
+    return list(dict.fromkeys(found))
+
+
+def runner_env(library: Path, write_fd: int) -> dict:
+    return {LIBRARY_ENV: str(library), FD_ENV: str(write_fd)}
+
+
+def flush_in_runner() -> None:
+    """In the runner, after a batch: ask the library to hand over what it holds (its flush period
+    does the same within milliseconds; a candidate that stops this only delays it)."""
+    path = os.environ.get(LIBRARY_ENV)
+    if not path or FD_ENV not in os.environ:
+        return
+    import ctypes
+    try:
+        ctypes.CDLL(path).gauntlet_devtrace_flush()
+    except (OSError, AttributeError) as exc:
+        print(f"runner: devtrace flush: {exc}", file=sys.stderr)
+
+
+def active_in_runner() -> bool:
+    return bool(os.environ.get(LIBRARY_ENV)) and FD_ENV in os.environ

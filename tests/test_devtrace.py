@@ -1,0 +1,196 @@
+"""The device trace (runner/evaluator/devtrace.py, issue 30): the injection library builds against
+CUDA's CUPTI, its records travel a real pipe to the judge's reader, and the judge's rules read a
+batch's records. The library itself runs only on an NVIDIA GPU (bench/judge_gpu.py); here the
+records are the ones it would write, byte for byte (devtrace.RECORD), including those a cheat
+leaves: PyTorch's kernels in a call, work between calls, a clock shorter than the device's time,
+a trace switched off."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from runner.evaluator import devtrace
+from runner.evaluator.devtrace import BATCH, END, GATE
+
+ATEN_MUL = "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_13BinaryFunctorIfffNS0_15binary_internal10MulFunctorIfEEEE"
+ATEN_FILL = "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEE"
+ATEN_COPY = "_ZN2at6native29vectorized_elementwise_kernelILi4EZNS0_23direct_copy_kernel_cudaE"
+ATEN_SUM = "_ZN2at6native13reduce_kernelILi512ELi1ENS0_8ReduceOpIlNS0_14func_wrapper_t"
+REFILL = "_ZN2at6native18elementwise_kernelILi128ELi2EZNS0_22gpu_kernel_impl_perturb"
+OWN = "scale_kernel"
+
+
+def encode(kind: str, name: str, *, pid=7, stream=7, start=0, end=0, corr=0, amount=0) -> bytes:
+    code = {v: k for k, v in devtrace.KINDS.items()}[kind]
+    raw = name.encode()
+    return devtrace.RECORD.pack(devtrace.MAGIC, code, len(raw), pid, stream, start, end, corr, 0, amount) + raw
+
+
+class Timeline:
+    """Records of one runner as the library writes them: launch order (correlation) and device times."""
+
+    def __init__(self, pid=7):
+        self.pid, self.corr, self.now, self.ops = pid, 0, 1_000_000, []
+
+    def kernel(self, name, us=1.0, stream=7):
+        self.corr += 1
+        start = self.now
+        self.now += int(us * 1000)
+        self.ops.append(devtrace.Op("kernel", name, self.pid, stream, start, self.now, self.corr, 1))
+        return self
+
+    def batch(self, n, inside=(OWN,), between=(ATEN_COPY, REFILL, ATEN_SUM), prologue=(REFILL, ATEN_SUM),
+              tail=(ATEN_COPY,), us=10.0, side=()):
+        self.kernel(BATCH)
+        for name in prologue:
+            self.kernel(name)
+        for i in range(n):
+            self.kernel(GATE, us=2.0)
+            for name in inside:
+                self.kernel(name, us=us / max(1, len(inside)))
+            for name in side:                                  # on another stream, past the end event
+                self.kernel(name, us=us, stream=9)
+            self.kernel(END)
+            if i + 1 < n:
+                for name in between:
+                    self.kernel(name)
+        for name in tail:
+            self.kernel(name)
+        self.kernel(BATCH)
+        return self
+
+    def take(self):
+        ops, self.ops = self.ops, []
+        return ops
+
+
+def batches(timeline, count=3, n=4, sample_ms=0.010, **kw):
+    out = []
+    for _ in range(count):
+        ops = timeline.batch(n, **kw).take()
+        out.append((devtrace.segment(ops, n), [sample_ms] * n))
+    return out
+
+
+def baseline_batches(count=3, n=4):
+    t = Timeline(pid=8)
+    return [b for b, _ in batches(t, count, n, inside=(ATEN_MUL,))]
+
+
+def test_an_honest_candidate_has_no_finding():
+    found = devtrace.findings(batches(Timeline()), baseline_batches(), own_kernel_required=True)
+    assert found == []
+
+
+def test_allocating_and_filling_with_pytorch_is_not_computing():
+    cand = batches(Timeline(), inside=(ATEN_FILL, OWN, ATEN_COPY))
+    assert devtrace.findings(cand, baseline_batches(), own_kernel_required=True) == []
+
+
+def test_pytorch_kernels_in_a_timed_call_are_a_fallback():
+    cand = batches(Timeline(), inside=(OWN, ATEN_MUL))
+    found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True)
+    assert any(f.startswith("torch_fallback") and "MulFunctor" in f for f in found), found
+
+
+def test_a_call_that_launches_nothing_of_its_own_wrote_no_kernel():
+    cand = batches(Timeline(), inside=(ATEN_MUL,))
+    found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True)
+    assert any(f.startswith("no_kernel_launch") for f in found), found
+
+
+def test_work_moved_between_calls_is_seen_against_the_baseline():
+    """The refill step wrapped: the real work runs where the harness refills, the call only copies."""
+    cand = batches(Timeline(), between=(ATEN_COPY, REFILL, OWN, ATEN_SUM), inside=(ATEN_COPY, "tiny_copy"))
+    found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True)
+    assert any(f.startswith("work_outside_span") and OWN in f for f in found), found
+
+
+def test_work_done_before_the_first_call_of_a_batch_is_seen():
+    """Every output of the batch precomputed from the seed at the batch's start."""
+    cand = batches(Timeline(), prologue=(REFILL, ATEN_SUM, OWN, OWN, OWN, OWN))
+    found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True)
+    assert any(f.startswith("work_outside_span") and f"{OWN} x" in f for f in found), found
+
+
+def test_a_clock_that_misses_side_stream_work_reads_short():
+    """Work on a side stream that the end event does not wait for: the device ran it, the sample
+    says less."""
+    cand = batches(Timeline(), side=("side_kernel",), us=10.0, sample_ms=0.010)
+    found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True)
+    assert any(f.startswith("clock_short") for f in found), found
+    honest = batches(Timeline(), us=10.0, sample_ms=0.0099)     # within the device's own time
+    assert devtrace.findings(honest, baseline_batches(), own_kernel_required=True) == []
+
+
+def test_a_trace_switched_off_or_a_bracket_missing_is_a_finding():
+    t = Timeline()
+    ops = t.batch(4).take()
+    no_end = [op for op in ops if not (op.name == END and op.correlation == max(o.correlation for o in ops if o.name == END))]
+    found = devtrace.findings([(devtrace.segment(no_end, 4), [0.01] * 4), (devtrace.segment(None, 4), [0.01] * 4)],
+                              baseline_batches(), own_kernel_required=True)
+    assert any("3 end marker(s)" in f for f in found), found
+    assert any("never arrived" in f for f in found), found
+
+
+def test_records_cross_a_real_pipe_and_pair_by_batch_markers(tmp_path):
+    """The judge's reader against a writer in another process, records split across writes as the
+    pipe delivers them; a batch without its closing marker is reported once, then no more waits."""
+    reader = devtrace.Reader()
+    t = Timeline()
+    first, second = t.batch(2).take(), t.batch(3).take()
+    data = encode("hello", "cupti", amount=130001)
+    data += b"".join(encode(op.kind, op.name, pid=op.pid, stream=op.stream, start=op.start, end=op.end,
+                            corr=op.correlation) for op in first + second[:-1])     # the last marker never comes
+    script = textwrap.dedent(f"""
+        import os, sys, time
+        data = open({str(tmp_path / 'records')!r}, 'rb').read()
+        fd = int(sys.argv[1])
+        for i in range(0, len(data), 37):           # torn writes: the reader must reassemble
+            os.write(fd, data[i:i + 37])
+        time.sleep(3)
+    """)
+    (tmp_path / "records").write_bytes(data)
+    proc = subprocess.Popen([sys.executable, "-c", script, str(reader.write_fd)], pass_fds=(reader.write_fd,))
+    reader.child_started()
+    try:
+        got = reader.take_batch(timeout_s=10)
+        assert got is not None and [op.name for op in got] == [op.name for op in first]
+        assert reader.pid == 7
+        assert reader.take_batch(timeout_s=0.5) is None and reader.dead
+        assert devtrace.segment(got, 2).calls == 2
+    finally:
+        proc.kill()
+        proc.wait()
+        reader.join()
+
+
+def test_a_broken_stream_stops_the_reading():
+    ops, rest, broken = devtrace.parse(encode("kernel", OWN) + b"\x00" * 60)
+    assert [op.name for op in ops] == [OWN] and broken and rest == b""
+    ops, rest, broken = devtrace.parse(encode("kernel", OWN)[:50])
+    assert ops == [] and broken is None and len(rest) == 50
+
+
+def test_the_injection_library_builds_against_cupti(tmp_path):
+    """The C library compiles against the CUPTI of the CUDA toolkit here (nvcc 13), exports the
+    entry the driver calls and the flush the runner calls, and its record is devtrace.RECORD's
+    48 bytes (a static assert in the C source)."""
+    if not devtrace._cupti_dirs():
+        pytest.skip("no CUPTI headers on this machine (the CUDA toolkit is installed by scripts/install.sh on CI)")
+    library = devtrace.build(tmp_path)
+    symbols = subprocess.run(["nm", "-D", "--defined-only", str(library)], capture_output=True, text=True).stdout
+    assert "InitializeInjection" in symbols and "gauntlet_devtrace_flush" in symbols
+    assert devtrace.build(tmp_path) == library                      # cached by source and CUPTI
+    assert oct(library.stat().st_mode & 0o777) == "0o755"
+
+
+def test_off_unless_asked_and_only_on_cuda(monkeypatch):
+    monkeypatch.delenv(devtrace.SWITCH, raising=False)
+    assert not devtrace.wanted("cuda")
+    monkeypatch.setenv(devtrace.SWITCH, "1")
+    assert devtrace.wanted("cuda") and not devtrace.wanted("cpu") and not devtrace.wanted("rocm")
+    monkeypatch.delenv(devtrace.FD_ENV, raising=False)
+    assert not devtrace.active_in_runner()
