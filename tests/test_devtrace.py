@@ -194,3 +194,28 @@ def test_off_unless_asked_and_only_on_cuda(monkeypatch):
     assert devtrace.wanted("cuda") and not devtrace.wanted("cpu") and not devtrace.wanted("rocm")
     monkeypatch.delenv(devtrace.FD_ENV, raising=False)
     assert not devtrace.active_in_runner()
+
+
+def test_correctness_calls_are_read_like_timed_ones():
+    """Honest where timed, PyTorch where checked (the candidate told the two apart by the input
+    objects it was handed): the checked calls' brackets carry PyTorch's kernels."""
+    reader = devtrace.Reader()
+    try:
+        t = Timeline()
+        for inside in ((OWN,), (ATEN_MUL,), (ATEN_FILL, OWN)):
+            t.kernel(devtrace.CALL)
+            for name in inside:
+                t.kernel(name)
+            t.kernel(devtrace.CALL)
+        t.batch(2)
+        with reader._cond:
+            reader.pid, reader.ops = 7, t.take()
+        assert reader.take_batch(timeout_s=1) is not None
+        calls = reader.take_calls()
+        assert [[op.name for op in call] for call in calls] == [[OWN], [ATEN_MUL], [ATEN_FILL, OWN]]
+        found = devtrace.call_findings(calls)
+        assert len(found) == 1 and found[0].startswith("torch_fallback") and "MulFunctor" in found[0]
+        assert devtrace.call_findings([calls[0], calls[2]]) == []
+    finally:
+        os.close(reader.write_fd)
+        reader.join()

@@ -47,7 +47,8 @@ RECORD = struct.Struct("<IHHIIQQIIQ")          # devtrace_inject.c: trace_record
 MAGIC = 0x31525447
 KINDS = {1: "hello", 2: "kernel", 3: "memcpy", 4: "memset", 5: "dropped", 6: "error"}
 GATE, END, BATCH = "gauntlet_launch_gate", "gauntlet_end_marker", "gauntlet_batch_marker"
-MARKERS = (GATE, END, BATCH)
+CALL = "gauntlet_call_marker"                  # before and after each correctness call
+MARKERS = (GATE, END, BATCH, CALL)
 # PyTorch's own kernels (mangled names in the `at` namespace) that only allocate, fill or copy:
 # what guard.ALLOWED_ATEN lets a Triton candidate do; any other `at::` kernel computes.
 TORCH_PREFIXES = ("_ZN2at", "_ZN3c10")
@@ -157,6 +158,7 @@ class Reader:
         self.ops: list[Op] = []
         self.problems: list[str] = []
         self.pid: int | None = None      # the first process that said hello: the runner
+        self.calls: list[list[Op]] = []  # device work inside each correctness call's bracket
         self.dead = False                # a batch's records never came: no more waiting
         self._cond = threading.Condition()
         self._thread = threading.Thread(target=self._drain, name="devtrace", daemon=True)
@@ -204,6 +206,7 @@ class Reader:
                 mine = sorted((op for op in self.ops if op.pid == self.pid), key=lambda o: o.correlation)
                 marks = [i for i, op in enumerate(mine) if op.name == BATCH]
                 if len(marks) >= 2:
+                    self._keep_calls(mine[:marks[0]])
                     batch = mine[marks[0]: marks[1] + 1]
                     cut = mine[marks[1]].correlation
                     self.ops = [op for op in self.ops if op.pid != self.pid or op.correlation > cut]
@@ -213,6 +216,23 @@ class Reader:
                     self.dead = True
                     return None
                 self._cond.wait(left)
+
+    def _keep_calls(self, ops: list[Op]) -> None:
+        """The correctness calls' brackets among `ops` (launch order) into self.calls; an odd
+        marker left over waits for the next look (its pair may not have arrived yet)."""
+        marks = [i for i, op in enumerate(ops) if op.name == CALL]
+        for a, b in zip(marks[0::2], marks[1::2]):
+            self.calls.append([op for op in ops[a + 1:b] if op.device_work])
+
+    def take_calls(self) -> list[list[Op]]:
+        """Every correctness call bracketed since the last batch, once the runner is gone (then
+        nothing more can arrive)."""
+        with self._cond:
+            mine = sorted((op for op in self.ops if op.pid == self.pid), key=lambda o: o.correlation)
+            self._keep_calls(mine)
+            self.ops = [op for op in self.ops if op.pid != self.pid]
+            calls, self.calls = self.calls, []
+            return calls
 
     def foreign(self) -> list[Op]:
         """Device work recorded from a process other than the runner."""
@@ -346,6 +366,15 @@ def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], 
         found.append(f"clock_short: {short} of {calls} timed calls reported less time than the device "
                      "spent on them (the device trace, every stream)")
     return list(dict.fromkeys(found))
+
+
+def call_findings(calls: list[list[Op]]) -> list[str]:
+    """PyTorch computing inside the candidate's correctness calls (the judge's checked calls)."""
+    torch_kernels = Counter(op.name for call in calls for op in call if op.kind == "kernel" and is_torch(op.name))
+    if not torch_kernels:
+        return []
+    names = ", ".join(readable(n) for n, _ in torch_kernels.most_common(3))
+    return [f"torch_fallback: the device trace saw PyTorch's own kernels in correctness calls ({names})"]
 
 
 def runner_env(library: Path, write_fd: int) -> dict:

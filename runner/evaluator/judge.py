@@ -415,6 +415,8 @@ class RunnerClient:
         self.sock.close()
         if self.trace is not None:
             self.trace.join()
+            if self.role == "candidate":
+                self.outside_findings += devtrace.call_findings(self.trace.take_calls())
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 

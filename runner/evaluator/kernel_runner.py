@@ -214,11 +214,13 @@ class Runner:
         # its findings, but both processes must carry the same machinery into the timing.
         watch_ops = TorchOpWatch(bool(msg.get("fp32_task"))) if self.language in ("triton", "python") else None
         threads = ThreadWatch(os_threads=self.language not in ("triton", "python"))
+        mark = self._call_marker()
         for k, pattern in enumerate(msg["patterns"]):
             args = [a.clone() if isinstance(a, torch.Tensor) else a for a in self.base]
             state = self.kernel.prepare(args, self.spec, pattern=pattern)
             launches = LaunchCounter.count
             token = threads.before()
+            mark()
             try:
                 if watch_ops is not None:
                     with watch_ops.observe():
@@ -228,6 +230,8 @@ class Runner:
                 self.sync()
             except Exception as exc:
                 return {"ok": False, "error": f"raised {type(exc).__name__}: {str(exc)[:300]}"}
+            finally:
+                mark()
             try:
                 threads.after(token)
             except Exception as exc:            # guard.Tampered: a thread outlived the call
@@ -250,6 +254,19 @@ class Runner:
         if msg.get("launch_check"):
             self._native_launch_check()
         return {"ok": True, "calls": calls, "findings": self._drain()}
+
+    def _call_marker(self):
+        """Where the judge asked for a device trace (devtrace.py): a marker kernel before and after
+        each correctness call, so that its device work is read like a timed call's and nothing in
+        the trace tells the two apart. Else nothing."""
+        from .devtrace import active_in_runner
+        if self.device != "cuda" or not active_in_runner():
+            return lambda: None
+        import torch
+        from .launch_gate import gauntlet_call_marker
+        if getattr(self, "_call_mark", None) is None:
+            self._call_mark = torch.zeros(1, dtype=torch.int32, device="cuda")
+        return lambda: gauntlet_call_marker[(1,)](self._call_mark)
 
     def _output_problem(self, outs, args) -> str | None:
         import torch
@@ -553,6 +570,8 @@ class Runner:
             try:
                 op = msg.get("op")
                 if op == "exit":
+                    from .devtrace import flush_in_runner
+                    flush_in_runner()         # the device trace's last records, before os._exit
                     protocol.send(sock, {"ok": True})
                     return 0
                 handler = self.OPS.get(op)

@@ -46,6 +46,12 @@ def gauntlet_batch_marker(mark):
     tl.store(mark, 2)
 
 
+@triton.jit
+def gauntlet_call_marker(mark):
+    """Before and after each correctness call (kernel_runner.call): traced like a timed one."""
+    tl.store(mark, 3)
+
+
 class LaunchGate:
     def __init__(self, torch):
         self.torch = torch
