@@ -303,7 +303,7 @@ def test_resume_with_other_options_names_only_the_ones_that_differ(tasks_root, t
              "--out", out, "--budget", "60")
     proc = gauntlet("run", "--agent", "noop", "--tasks", SCALE, "--tasks-root", tasks_root, "--device", "cpu",
                     "--out", out, "--budget", "90", "--resume", check=False)
-    line = one_line_error(proc, f"{out / 'manifest.json'}: options:", "budget_s was 60.0, now 90.0")
+    line = one_line_error(proc, f"{out / 'manifest.json'}: options:", "budget_s (--budget) was 60.0, now 90.0")
     assert "timing_regime" not in line and "agent_command" not in line, line
 
 
