@@ -30,6 +30,13 @@ def result(run_dir: Path, attempt: str = ATTEMPT) -> dict:
     return json.loads((run_dir / "attempts" / attempt / "result.json").read_text())
 
 
+def writes(name: str, text: str) -> str:
+    """A shell command that writes `text` to `name` in the agent's workspace. The text travels in
+    the command: a confined agent sees its workspace and toolchains, never the test's tmp_path."""
+    import base64
+    return f"echo {base64.b64encode(text.encode()).decode()} | base64 -d > {name}"
+
+
 def run(tasks_root, out, *args, check=True):
     return gauntlet("run", "--tasks", "triton2triton", "--tasks-root", tasks_root, "--device", "cpu",
                     "--out", out, *args, check=check)
@@ -66,10 +73,8 @@ def test_oracle_passes_every_gate(tasks_root, tmp_path):
 
 
 def test_hardcoded_seen_shapes_fail_correct_unseen(tasks_root, tmp_path):
-    cheat = tmp_path / "cheat.py"
-    cheat.write_text(HARDCODED)
     out = tmp_path / "run"
-    run(tasks_root, out, "--agent", "command", "--command", f"cp {cheat} kernel.py")
+    run(tasks_root, out, "--agent", "command", "--command", writes("kernel.py", HARDCODED))
     r = result(out)
     assert r["compiled"] and r["correct_seen"] and not r["correct_unseen"]
     assert r["speedup_seen"] is not None and r["speedup_unseen"] is None
@@ -190,7 +195,11 @@ def _clone_task(tasks_root: Path, name: str) -> None:
     toml.write_text(toml.read_text().replace('"triton2triton/scale"', f'"triton2triton/{name}"'))
 
 
-def test_resume_after_sigkill_loses_and_redoes_nothing(tasks_root, tmp_path):
+def test_resume_after_sigkill_loses_and_redoes_nothing(tasks_root, tmp_path, monkeypatch):
+    # The agents log their starts to a host file, which a confined agent cannot reach: this test is
+    # of the run layer's resume, so its agents run unconfined (confinement: test_sandbox_conformance).
+    from runner.sandbox.confine import CONFINEMENT_ENV
+    monkeypatch.setenv(CONFINEMENT_ENV, "off")
     for name in ("scale_b", "scale_c"):
         _clone_task(tasks_root, name)
     out = tmp_path / "run"
@@ -312,16 +321,15 @@ def test_run_dirs_that_are_not_runs_or_are_in_use_get_one_line(tasks_root, tmp_p
 
 
 def test_junk_beside_a_real_edit_is_a_violation_and_the_edit_is_evaluated(tasks_root, tmp_path):
-    """A 3 GB file (sparse: cheap) next to a kernel edit: the attempt is ok, the edit is evaluated,
-    the junk is a violation with its size and stays out of diff.patch."""
-    cheat = tmp_path / "cheat.py"
-    cheat.write_text(HARDCODED)
+    """A 900 MB file (sparse: cheap; under a confined agent's 1 GB cap per file) next to a kernel
+    edit: the attempt is ok, the edit is evaluated, the junk is a violation with its size and stays
+    out of diff.patch."""
     out = tmp_path / "run"
-    run(tasks_root, out, "--agent", "command", "--command", f"truncate -s 3G junk.bin && cp {cheat} kernel.py")
+    run(tasks_root, out, "--agent", "command", "--command", "truncate -s 900M junk.bin && " + writes("kernel.py", HARDCODED))
     r = result(out)
     assert r["status"] == "ok" and r["compiled"] and r["correct_seen"] and not r["correct_unseen"]
     assert r["changed_files"] == ["junk.bin", "kernel.py"]
-    assert r["violations"] == ["junk.bin (3221225472 bytes; not recorded)"]
+    assert r["violations"] == ["junk.bin (943718400 bytes; not recorded)"]
     assert (out / "attempts" / ATTEMPT / "diff.patch").stat().st_size < 10_000
 
 
@@ -329,20 +337,24 @@ def test_chmod_000_on_the_kernel_and_the_workspace_loses_no_edit(tasks_root, tmp
     """A runner that cannot read past file modes (any non-root user): the agent's `chmod 000` on
     kernel.py, a folder and the workspace itself is undone by the runner before the record and the
     export, and the edit is evaluated. As root the CLI runs without CAP_DAC_OVERRIDE and
-    CAP_DAC_READ_SEARCH, so that mode 000 binds it as it binds a non-root owner."""
+    CAP_DAC_READ_SEARCH, so that mode 000 binds it as it binds a non-root owner. The agent runs
+    unconfined: confinement hands the workspace to uid 1000 for the phase, which a root without
+    those capabilities (no real user's setup) cannot take back; a non-root user's bwrap maps the
+    agent to that user, who owns the files, as here."""
+    from runner.sandbox.confine import CONFINEMENT_ENV
     prefix: list[str] = []
     if os.geteuid() == 0:
         if not shutil.which("setpriv"):
             pytest.fail("running as root needs setpriv to drop the capabilities that ignore file modes")
         dac = "-dac_override,-dac_read_search"
         prefix = ["setpriv", f"--inh-caps={dac}", f"--bounding-set={dac}"]
-    fixed = tmp_path / "fixed.py"
-    fixed.write_text("import torch\ndef forward(x, alpha):\n    return x * alpha\n")
     out = tmp_path / "run"
-    command = f"cp {fixed} kernel.py && chmod 000 kernel.py && mkdir sub && echo x > sub/f && chmod 000 sub ."
+    command = (writes("kernel.py", "import torch\ndef forward(x, alpha):\n    return x * alpha\n")
+               + " && chmod 000 kernel.py && mkdir sub && echo x > sub/f && chmod 000 sub .")
     proc = subprocess.run([*prefix, sys.executable, "-m", "runner.cli", "run", "--tasks", "triton2triton",
                            "--tasks-root", tasks_root, "--device", "cpu", "--out", out,
-                           "--agent", "command", "--command", command], capture_output=True, text=True, cwd=REPO)
+                           "--agent", "command", "--command", command], capture_output=True, text=True, cwd=REPO,
+                          env={**os.environ, CONFINEMENT_ENV: "off"})
     r = result(out)
     assert r["status"] == "ok", (r.get("error"), proc.stderr[-2000:])
     assert r["compiled"] and r["correct_seen"] and r["correct_unseen"]
