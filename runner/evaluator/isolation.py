@@ -39,6 +39,11 @@ BASELINE_UID = 65533                # the baseline's runner in setpriv mode: the
 UNISOLATED_ENV = "GAUNTLET_ALLOW_UNISOLATED"
 HIDE_ENV = "GAUNTLET_EVAL_HIDE"       # more paths no runner may see (os.pathsep-separated): the run dir
 MODES = ("bwrap", "unshare", "setpriv")
+# PyTorch's threads per process on device cpu (unless OMP_NUM_THREADS says otherwise), the judge's
+# and each runner's: three processes share the cores there, and the idle threads of each one's pool
+# spin between ops (1 thread: 15 % less CPU for the harness's own ops, issue 31). Times are not
+# meaningful on the CPU, and the interpreter, most of a Triton call, uses one thread anyway.
+CPU_THREADS = "1"
 # Passed through to the runner when set; nothing else of the judge's environment is.
 PASSED_ENV = ("LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
               "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "ROCM_PATH", "HIP_PATH", *COMPILER_ENV.values(),
@@ -75,6 +80,7 @@ class Isolation:
                     "PYTHONUNBUFFERED": "1"})
         if self.device == "cpu":
             env["TRITON_INTERPRET"] = "1"
+            env.setdefault("OMP_NUM_THREADS", CPU_THREADS)
         return env
 
     def runner_uid(self, role: str) -> int:
