@@ -1,12 +1,13 @@
 """What a CPU evaluation leaves out because it buys nothing there (issue 31; docs/evaluation.md,
 "on the CPU"), and what it keeps: the baseline's runner is not under the PyTorch op watch on the CPU
 (its findings are ignored, and timing symmetry means nothing where times are not meaningful), the
-candidate's always is; PyTorch runs one thread per runner on the CPU unless the user says otherwise."""
+candidate's always is; PyTorch runs one thread per runner on the CPU unless the user says otherwise,
+and glibc reuses freed memory there instead of faulting in fresh pages."""
 import argparse
 
 import pytest
 
-from runner.evaluator.isolation import CPU_THREADS, Isolation
+from runner.evaluator.isolation import CPU_MALLOC, CPU_THREADS, Isolation
 from runner.evaluator.kernel_runner import Runner
 
 
@@ -28,9 +29,12 @@ def test_the_op_watch_is_off_only_for_the_baseline_on_the_cpu(role, device, lang
     assert _runner(role, device, language).watches_ops() is watched
 
 
-def test_runners_on_the_cpu_get_one_torch_thread_unless_the_user_set_it(tmp_path, monkeypatch):
+def test_runners_on_the_cpu_get_one_torch_thread_and_reuse_freed_memory(tmp_path, monkeypatch):
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     assert Isolation("bwrap", (), "cpu").env(tmp_path)["OMP_NUM_THREADS"] == CPU_THREADS == "1"
     assert "OMP_NUM_THREADS" not in Isolation("bwrap", (), "cuda").env(tmp_path)
+    # glibc keeps freed memory for reuse on the CPU (no fresh pages faulted in per call); GPUs unchanged
+    assert CPU_MALLOC and CPU_MALLOC.items() <= Isolation("bwrap", (), "cpu").env(tmp_path).items()
+    assert not CPU_MALLOC.keys() & Isolation("bwrap", (), "cuda").env(tmp_path).keys()
     monkeypatch.setenv("OMP_NUM_THREADS", "2")
     assert Isolation("bwrap", (), "cpu").env(tmp_path)["OMP_NUM_THREADS"] == "2"
