@@ -83,6 +83,13 @@ def test_work_is_checked_against_the_reference(tasks_root):
             assert proc.returncode == 1 and words in proc.stderr and "task.toml: work." in proc.stderr, (case, proc.stderr)
 
 
+def _validate_with_work(tasks_root, toml, original: str, nbytes: str, flops: str):
+    """`tasks validate` over the fixture suite, its task.toml `original` given this float32 [work]."""
+    toml.write_text(original.replace(
+        "[space]\n", f'[work]\nbytes = "{nbytes}"\nflops = "{flops}"\ndtype = "float32"\n\n[space]\n', 1))
+    return gauntlet("tasks", "validate", "--tasks-root", tasks_root, check=False)
+
+
 def test_a_matmul_s_flops_are_checked_against_torch_s_count(tasks_root):
     """FlopCounterMode counts 2 m n k for a matmul: a declared m n k (half) passes the 0.5 floor only
     just; a declared 4 m n k is refused."""
@@ -95,9 +102,7 @@ def test_a_matmul_s_flops_are_checked_against_torch_s_count(tasks_root):
     original = toml.read_text().replace('[solution]\ndir = "solution"\n', "")
     shutil.rmtree(task / "solution")
     for flops, ok in (("2*n*64*32", True), ("4*n*64*32", False), ("n*64*32 - 1", False)):
-        toml.write_text(original.replace(
-            "[space]\n", f'[work]\nbytes = "4*(n*64 + 64*32 + n*32)"\nflops = "{flops}"\ndtype = "float32"\n\n[space]\n', 1))
-        proc = gauntlet("tasks", "validate", "--tasks-root", tasks_root, check=False)
+        proc = _validate_with_work(tasks_root, toml, original, "4*(n*64 + 64*32 + n*32)", flops)
         assert (proc.returncode == 0) == ok, (flops, proc.stderr)
         if not ok:
             assert "work.flops" in proc.stderr and "torch counts" in proc.stderr
@@ -118,9 +123,7 @@ def test_a_scatter_s_bytes_are_checked_against_what_canonical_compares(tasks_roo
     original = toml.read_text().replace('[solution]\ndir = "solution"\n', "")
     shutil.rmtree(task / "solution")
     for nbytes, ok in (("4*n + 8*n + 4*n", True), ("2*n", False)):
-        toml.write_text(original.replace(
-            "[space]\n", f'[work]\nbytes = "{nbytes}"\nflops = "n"\ndtype = "float32"\n\n[space]\n', 1))
-        proc = gauntlet("tasks", "validate", "--tasks-root", tasks_root, check=False)
+        proc = _validate_with_work(tasks_root, toml, original, nbytes, "n")
         assert (proc.returncode == 0) == ok, (nbytes, proc.stderr)
         if not ok:
             assert "less than its outputs" in proc.stderr and "as canonical() compares them" in proc.stderr, proc.stderr
