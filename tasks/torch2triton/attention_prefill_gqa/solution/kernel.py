@@ -64,7 +64,8 @@ def forward(q, k, v, cu_seqlens, scale: float, B: int, Hq: int, Hkv: int, D: int
         return out
     block_d = max(16, triton.next_power_of_2(D))
     if q.device.type == "cpu":
-        # TRITON_INTERPRET=1: every program instance and loop step runs in Python, so a few big tiles.
+        # TRITON_INTERPRET=1 (checks by hand; the task runs on GPUs): every program instance and loop
+        # step runs in Python, so a few big tiles.
         block_m = max(16, min(512, triton.next_power_of_2(max_seqlen)))
         block_n = max(16, min(1024, triton.next_power_of_2(max_seqlen)))
         warps, stages, upcast = 4, 1, True
