@@ -26,6 +26,29 @@ def _key(x):
 
 
 @triton.jit
+def _top_k_chunk(base, c0, cols, row_ok, V, kt, need_k, seen):
+    """One chunk of the rows: ids, logits, keys, which are in the top-k, and the count of tokens at
+    key kt seen so far (in id order: the first need_k of them are in)."""
+    c = c0 + cols
+    m = row_ok[:, None] & (c < V)[None, :]
+    x = tl.load(base + c[None, :], mask=m, other=0.0)
+    key = _key(x)
+    eq = m & (key == kt[:, None])
+    rank = seen[:, None] + tl.cumsum(eq.to(tl.int64), axis=1) - 1
+    in_k = m & ((key > kt[:, None]) | (eq & (rank < need_k[:, None])))
+    return c, x, key, in_k, seen + tl.sum(eq.to(tl.int64), axis=1)
+
+
+@triton.jit
+def _nucleus(key, in_k, pt, need_p, seen_p):
+    """Which top-k tokens of a chunk the nucleus keeps: key above pt, or the first need_p at pt."""
+    eq_p = in_k & (key == pt[:, None])
+    rank_p = seen_p[:, None] + tl.cumsum(eq_p.to(tl.int64), axis=1) - 1
+    kept = in_k & ((key > pt[:, None]) | (eq_p & (rank_p < need_p[:, None])))
+    return kept, seen_p + tl.sum(eq_p.to(tl.int64), axis=1)
+
+
+@triton.jit
 def _sample(x_ptr, k_ptr, p_ptr, u_ptr, out_ptr, B, V, ROWS: tl.constexpr, BLOCK: tl.constexpr):
     rows = tl.program_id(0).to(tl.int64) * ROWS + tl.arange(0, ROWS)
     row_ok = rows < B
@@ -67,14 +90,7 @@ def _sample(x_ptr, k_ptr, p_ptr, u_ptr, out_ptr, B, V, ROWS: tl.constexpr, BLOCK
     z = tl.zeros([ROWS], tl.float32)
     seen = tl.zeros([ROWS], tl.int64)
     for c0 in range(0, V, BLOCK):
-        c = c0 + cols
-        m = row_ok[:, None] & (c < V)[None, :]
-        x = tl.load(base + c[None, :], mask=m, other=0.0)
-        key = _key(x)
-        eq = m & (key == kt[:, None])
-        rank = seen[:, None] + tl.cumsum(eq.to(tl.int64), axis=1) - 1
-        in_k = m & ((key > kt[:, None]) | (eq & (rank < need_k[:, None])))
-        seen += tl.sum(eq.to(tl.int64), axis=1)
+        c, x, key, in_k, seen = _top_k_chunk(base, c0, cols, row_ok, V, kt, need_k, seen)
         z += tl.sum(tl.where(in_k, tl.exp(x - mx[:, None]), 0.0), axis=1)
     p = tl.load(p_ptr + rows, mask=row_ok, other=1.0)
     target = tl.maximum(tl.maximum(p, 0.0) * z, 1e-30)     # p <= 0 keeps the first token (z >= 1: the max is in)
@@ -87,14 +103,7 @@ def _sample(x_ptr, k_ptr, p_ptr, u_ptr, out_ptr, B, V, ROWS: tl.constexpr, BLOCK
         mass = tl.zeros([ROWS], tl.float32)
         seen = tl.zeros([ROWS], tl.int64)
         for c0 in range(0, V, BLOCK):
-            c = c0 + cols
-            m = row_ok[:, None] & (c < V)[None, :]
-            x = tl.load(base + c[None, :], mask=m, other=0.0)
-            key = _key(x)
-            eq = m & (key == kt[:, None])
-            rank = seen[:, None] + tl.cumsum(eq.to(tl.int64), axis=1) - 1
-            in_k = m & ((key > kt[:, None]) | (eq & (rank < need_k[:, None])))
-            seen += tl.sum(eq.to(tl.int64), axis=1)
+            c, x, key, in_k, seen = _top_k_chunk(base, c0, cols, row_ok, V, kt, need_k, seen)
             mass += tl.sum(tl.where(in_k & (key >= mid[:, None]), tl.exp(x - mx[:, None]), 0.0), axis=1)
         lo = tl.where(mass >= target, mid, lo)
         hi = tl.where(mass >= target, hi, mid)
@@ -104,14 +113,7 @@ def _sample(x_ptr, k_ptr, p_ptr, u_ptr, out_ptr, B, V, ROWS: tl.constexpr, BLOCK
     e_p = tl.zeros([ROWS], tl.float32)
     seen = tl.zeros([ROWS], tl.int64)
     for c0 in range(0, V, BLOCK):
-        c = c0 + cols
-        m = row_ok[:, None] & (c < V)[None, :]
-        x = tl.load(base + c[None, :], mask=m, other=0.0)
-        key = _key(x)
-        eq = m & (key == kt[:, None])
-        rank = seen[:, None] + tl.cumsum(eq.to(tl.int64), axis=1) - 1
-        in_k = m & ((key > kt[:, None]) | (eq & (rank < need_k[:, None])))
-        seen += tl.sum(eq.to(tl.int64), axis=1)
+        c, x, key, in_k, seen = _top_k_chunk(base, c0, cols, row_ok, V, kt, need_k, seen)
         e = tl.exp(x - mx[:, None])
         above += tl.sum(tl.where(in_k & (key > pt[:, None]), e, 0.0), axis=1)
         e_p = tl.maximum(e_p, tl.max(tl.where(in_k & (key == pt[:, None]), e, 0.0), axis=1))
@@ -123,43 +125,23 @@ def _sample(x_ptr, k_ptr, p_ptr, u_ptr, out_ptr, B, V, ROWS: tl.constexpr, BLOCK
     seen = tl.zeros([ROWS], tl.int64)
     seen_p = tl.zeros([ROWS], tl.int64)
     for c0 in range(0, V, BLOCK):
-        c = c0 + cols
-        m = row_ok[:, None] & (c < V)[None, :]
-        x = tl.load(base + c[None, :], mask=m, other=0.0)
-        key = _key(x)
-        eq = m & (key == kt[:, None])
-        rank = seen[:, None] + tl.cumsum(eq.to(tl.int64), axis=1) - 1
-        in_k = m & ((key > kt[:, None]) | (eq & (rank < need_k[:, None])))
-        seen += tl.sum(eq.to(tl.int64), axis=1)
-        eq_p = in_k & (key == pt[:, None])
-        rank_p = seen_p[:, None] + tl.cumsum(eq_p.to(tl.int64), axis=1) - 1
-        kept = in_k & ((key > pt[:, None]) | (eq_p & (rank_p < need_p[:, None])))
-        seen_p += tl.sum(eq_p.to(tl.int64), axis=1)
+        c, x, key, in_k, seen = _top_k_chunk(base, c0, cols, row_ok, V, kt, need_k, seen)
+        kept, seen_p = _nucleus(key, in_k, pt, need_p, seen_p)
         total += tl.sum(tl.where(kept, tl.exp(x - mx[:, None]), 0.0), axis=1)
         last = tl.maximum(last, tl.max(tl.where(kept, c[None, :].to(tl.int64), -1), axis=1))
     u = tl.load(u_ptr + rows, mask=row_ok, other=0.0)
     goal = u * total
     run = tl.zeros([ROWS], tl.float32)
-    first = tl.full([ROWS], V, tl.int64)
+    first = tl.zeros([ROWS], tl.int64) + V
     seen = tl.zeros([ROWS], tl.int64)
     seen_p = tl.zeros([ROWS], tl.int64)
     for c0 in range(0, V, BLOCK):
-        c = c0 + cols
-        m = row_ok[:, None] & (c < V)[None, :]
-        x = tl.load(base + c[None, :], mask=m, other=0.0)
-        key = _key(x)
-        eq = m & (key == kt[:, None])
-        rank = seen[:, None] + tl.cumsum(eq.to(tl.int64), axis=1) - 1
-        in_k = m & ((key > kt[:, None]) | (eq & (rank < need_k[:, None])))
-        seen += tl.sum(eq.to(tl.int64), axis=1)
-        eq_p = in_k & (key == pt[:, None])
-        rank_p = seen_p[:, None] + tl.cumsum(eq_p.to(tl.int64), axis=1) - 1
-        kept = in_k & ((key > pt[:, None]) | (eq_p & (rank_p < need_p[:, None])))
-        seen_p += tl.sum(eq_p.to(tl.int64), axis=1)
-        cum = run[:, None] + tl.cumsum(tl.where(kept, tl.exp(x - mx[:, None]), 0.0), axis=1)
-        hit = kept & (cum > goal[:, None])
+        c, x, key, in_k, seen = _top_k_chunk(base, c0, cols, row_ok, V, kt, need_k, seen)
+        kept, seen_p = _nucleus(key, in_k, pt, need_p, seen_p)
+        e = tl.where(kept, tl.exp(x - mx[:, None]), 0.0)
+        hit = kept & (run[:, None] + tl.cumsum(e, axis=1) > goal[:, None])
         first = tl.minimum(first, tl.min(tl.where(hit, c[None, :].to(tl.int64), V), axis=1))
-        run += tl.sum(tl.where(kept, tl.exp(x - mx[:, None]), 0.0), axis=1)
+        run += tl.sum(e, axis=1)
     tl.store(out_ptr + rows, tl.where(first < V, first, last), mask=row_ok)
 
 
