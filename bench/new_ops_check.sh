@@ -12,7 +12,7 @@ set -uo pipefail
 out=${1:?usage: bash bench/new_ops_check.sh OUT_DIR}
 . bench/gpu_env.sh || exit 1
 mkdir -p "$out"
-OPS="rmsnorm_quant_fp8 softmax_backward rmsnorm_backward gemm_bias_act gemm_fp8_tensorwise gemm_fp8_blockwise grouped_gemm_moe paged_decode_attention"
+OPS="rmsnorm_quant_fp8 softmax_backward rmsnorm_backward gemm_bias_act gemm_fp8_tensorwise gemm_fp8_blockwise grouped_gemm_moe paged_decode_attention attention_prefill_gqa rotary_kv_write silu_mul_quant_fp8 topk_topp_sampling"
 only=$(for k in $OPS; do printf 'torch2cuda/%s,torch2hip/%s,' "$k" "$k"; done)
 triton=(); judged=()
 for k in $OPS; do triton+=("torch2triton/$k"); judged+=("torch2cuda/$k" "torch2hip/$k" "torch2triton/$k"); done

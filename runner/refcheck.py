@@ -190,7 +190,10 @@ def _check_reference(task_dir: Path, tasks_root: Path) -> str | None:
             except TaskBroken as exc:
                 raise TaskBroken(f"{exc} on {config.split} config {config.name}") from None
             if task.work is not None:
-                problem = _work_problem(task, config, args, expected.tensors, counter.get_total_flops())
+                # What must be written is what the judge compares: canonical()'s outputs where the
+                # task has one (a scatter into a KV cache writes only its slots of the cache).
+                written = tuple(canon(expected.tensors)) if canon is not None else expected.tensors
+                problem = _work_problem(task, config, args, expected.tensors, counter.get_total_flops(), written)
                 if problem:
                     return f"{task.root / 'task.toml'}: {problem}"
     except TaskBroken as exc:
@@ -207,24 +210,27 @@ def _dtype_name(dtype) -> str:
     return str(dtype).removeprefix("torch.")
 
 
-def _work_problem(task, config, args, outputs, counted_flops: int) -> str | None:
+def _work_problem(task, config, args, outputs, counted_flops: int, written=None) -> str | None:
     """Why the task's [work] disagrees with the reference on this config, or None. Bytes: between
-    the outputs' bytes and the inputs' plus outputs' (a kernel must write its outputs and cannot need
-    to move more than every tensor once). FLOPs: at least FLOPS_RANGE[0] x what torch's
+    the bytes of what the judge compares (`written`: canonical()'s outputs, else the outputs) and the
+    inputs' plus outputs' (a kernel must write what is compared and cannot need to move more than
+    every tensor once). FLOPs: at least FLOPS_RANGE[0] x what torch's
     FlopCounterMode counts (matmul, conv, attention), at most FLOPS_RANGE[1] x it plus ELEMENTWISE_FLOPS
     per element of the call's tensors. dtype: one a tensor of the call has."""
     import torch
     inputs = {a.data_ptr(): a for a in args if isinstance(a, torch.Tensor)}.values()
     in_bytes = sum(a.numel() * a.element_size() for a in inputs)
     out_bytes = sum(t.numel() * t.element_size() for t in outputs)
+    written_bytes = sum(t.numel() * t.element_size() for t in (outputs if written is None else written))
     nbytes, flops = task.work.of(config.params)
     elements = sum(t.numel() for t in (*inputs, *outputs))
     where = f"on {config.split} config {config.name}"
     if nbytes > (in_bytes + out_bytes) * (1 + BYTES_TOLERANCE):
         return (f"work.bytes: {task.work.bytes!r} = {nbytes:.0f} {where}, more than the reference's inputs and "
                 f"outputs hold ({in_bytes + out_bytes} bytes)")
-    if nbytes < out_bytes * (1 - BYTES_TOLERANCE):
-        return f"work.bytes: {task.work.bytes!r} = {nbytes:.0f} {where}, less than its outputs ({out_bytes} bytes)"
+    if nbytes < written_bytes * (1 - BYTES_TOLERANCE):
+        return (f"work.bytes: {task.work.bytes!r} = {nbytes:.0f} {where}, less than its outputs "
+                f"({written_bytes} bytes{'' if written is None else ', as canonical() compares them'})")
     low, high = FLOPS_RANGE[0] * counted_flops, FLOPS_RANGE[1] * counted_flops + ELEMENTWISE_FLOPS * elements
     if not low <= flops <= high:
         return (f"work.flops: {task.work.flops!r} = {flops:.0f} {where}, outside [{low:.0f}, {high:.0f}] (torch "

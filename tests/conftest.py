@@ -77,7 +77,7 @@ def gauntlet(*args, check=True, cwd=None, env=None, **kwargs) -> subprocess.Comp
 QUICK_MODULES = {
     "test_configspace.py", "test_static_checks.py", "test_inputs.py", "test_timing_stats.py",
     "test_workspace.py", "test_prompt.py", "test_taskkit.py", "test_agent_env.py", "test_gpulock.py",
-    "test_setup_docker_lock.py", "test_image_inputs_hash.py", "test_agent_cli_pins.py",
+    "test_setup_docker_lock.py", "test_cpu_evaluation_cost.py", "test_image_inputs_hash.py", "test_agent_cli_pins.py",
     "agents/test_parsers.py", "agents/test_definitions.py", "agents/test_gateway.py",
 }
 

@@ -12,12 +12,7 @@ from runner.task import TaskError, load_configs, load_task, select
 from .conftest import REPO, SCALE, edit, gauntlet, load_error
 
 ATTEMPT = "triton2triton__scale"
-ALL_SHIPPED = select([], REPO / "tasks")
-# The production operators of issue 33 (wave 3) came without a [space]: `--unseen N` refuses them in
-# one line (SpaceError). A known gap, listed here by kernel so that no other task can join it quietly.
-NO_SPACE_YET = {"gemm_bias_act", "gemm_fp8_tensorwise", "gemm_fp8_blockwise", "grouped_gemm_moe",
-                "paged_decode_attention", "rmsnorm_quant_fp8", "softmax_backward", "rmsnorm_backward"}
-SHIPPED = [t for t in ALL_SHIPPED if t.kernel not in NO_SPACE_YET]
+SHIPPED = select([], REPO / "tasks")
 
 
 def _size(task, params) -> int:
@@ -36,8 +31,6 @@ def _edge_taken(task) -> bool:
 # -- the loader -------------------------------------------------------------------------------------
 def test_every_shipped_task_declares_a_space():
     assert len(SHIPPED) >= 12   # the suite grows (issue 12); every task in it must declare a space
-    gap = [t for t in ALL_SHIPPED if t.space is None]
-    assert {t.kernel for t in gap} == NO_SPACE_YET, sorted(t.id for t in gap)   # the known gap, no more
     for task in SHIPPED:
         assert task.space is not None, task.id
         assert set(task.space.shape) | set(task.space.fixed) == set(task.configs("seen")[0].params), task.id

@@ -208,6 +208,43 @@ def test_a_tie_in_top_k_accepts_either_column_through_the_tasks_canonical():
             compare(task, frozen(values, torch.tensor(wrong)), expected, canon=canon)
 
 
+def test_a_sampled_token_is_checked_through_the_tasks_canonical():
+    """topk_topp_sampling: where u * (kept mass) lies within float32 rounding of the boundary between
+    two tokens, either is an honest kernel's answer; canonical() accepts both. A token further away,
+    one out of range, and one that a tie at the top-k boundary excludes (ties go to the lower id)
+    still fail, and without canonical() the equivalent neighbour would fail too."""
+    import importlib.util
+
+    import torch
+
+    from runner.evaluator.judge import Frozen, Mismatch, canonical_for, compare
+
+    from .conftest import REPO
+    task = load_task(REPO / "tasks" / "torch2cuda" / "topk_topp_sampling", REPO / "tasks")
+    spec = importlib.util.spec_from_file_location("sampling_reference", task.reference)
+    ref = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ref)
+
+    def frozen(t):
+        return Frozen([t], [tuple(t.stride())], ["cpu"])
+    # Row 0: six equal logits, p = 1, u a hair past 2/6: tokens 1 and 2 are both right.
+    # Row 1: logits [2, 1, 1, 0, ...], k = 2: the top-2 are ids 0 and 1 (the tie at 1 goes to id 1);
+    # u = 0.99 takes the last kept token by id, 1; id 2 is outside the top-k.
+    logits = torch.tensor([[0.0] * 6, [2.0, 1.0, 1.0, 0.0, 0.0, 0.0]])
+    args = [logits, torch.tensor([6, 2]), torch.tensor([1.0, 1.0]), torch.tensor([1 / 3 + 1e-6, 0.99]), 2, 6]
+    token = ref.reference(*args)
+    assert token.tolist() == [2, 1]
+    canon = canonical_for(ref, args)
+    expected = frozen(token)
+    neighbour = torch.tensor([1, 1])
+    assert compare(task, frozen(neighbour), expected, canon=canon) == 0.0
+    with pytest.raises(Mismatch):
+        compare(task, frozen(neighbour), expected)
+    for wrong in ([3, 1], [2, 2], [2, 0], [6, 1], [-1, 1]):
+        with pytest.raises(Mismatch):
+            compare(task, frozen(torch.tensor(wrong)), expected, canon=canon)
+
+
 def test_a_graph_replays_output_is_poisoned_once_per_repetition(monkeypatch):
     """A replay's captured output is poisoned before every timed repetition (stale values fail): as
     one tensor, not row by row (iterating the tensor made 1800 fills a repetition of an 1800-row

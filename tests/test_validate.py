@@ -83,6 +83,13 @@ def test_work_is_checked_against_the_reference(tasks_root):
             assert proc.returncode == 1 and words in proc.stderr and "task.toml: work." in proc.stderr, (case, proc.stderr)
 
 
+def _validate_with_work(tasks_root, toml, original: str, nbytes: str, flops: str):
+    """`tasks validate` over the fixture suite, its task.toml `original` given this float32 [work]."""
+    toml.write_text(original.replace(
+        "[space]\n", f'[work]\nbytes = "{nbytes}"\nflops = "{flops}"\ndtype = "float32"\n\n[space]\n', 1))
+    return gauntlet("tasks", "validate", "--tasks-root", tasks_root, check=False)
+
+
 def test_a_matmul_s_flops_are_checked_against_torch_s_count(tasks_root):
     """FlopCounterMode counts 2 m n k for a matmul: a declared m n k (half) passes the 0.5 floor only
     just; a declared 4 m n k is refused."""
@@ -95,9 +102,28 @@ def test_a_matmul_s_flops_are_checked_against_torch_s_count(tasks_root):
     original = toml.read_text().replace('[solution]\ndir = "solution"\n', "")
     shutil.rmtree(task / "solution")
     for flops, ok in (("2*n*64*32", True), ("4*n*64*32", False), ("n*64*32 - 1", False)):
-        toml.write_text(original.replace(
-            "[space]\n", f'[work]\nbytes = "4*(n*64 + 64*32 + n*32)"\nflops = "{flops}"\ndtype = "float32"\n\n[space]\n', 1))
-        proc = gauntlet("tasks", "validate", "--tasks-root", tasks_root, check=False)
+        proc = _validate_with_work(tasks_root, toml, original, "4*(n*64 + 64*32 + n*32)", flops)
         assert (proc.returncode == 0) == ok, (flops, proc.stderr)
         if not ok:
             assert "work.flops" in proc.stderr and "torch counts" in proc.stderr
+
+
+def test_a_scatter_s_bytes_are_checked_against_what_canonical_compares(tasks_root):
+    """A KV-cache write (tasks/torch2cuda/rotary_kv_write) is handed a whole cache and writes only its
+    slots; canonical() compares those. Its bytes may then lie below the raw outputs (here 8 n floats)
+    but never below canonical()'s outputs (n floats)."""
+    task = tasks_root / SCALE
+    (task / "reference.py").write_text(
+        "import torch\n\ndef make_inputs(config, generator, device):\n"
+        "    n = config['n']\n    slots = torch.randperm(8 * n, generator=generator)[:n]\n"
+        "    return [torch.randn(n, generator=generator), slots, float(config['alpha'])]\n\n"
+        "def reference(x, slots, alpha):\n    out = torch.zeros(8 * x.numel())\n    out[slots] = x * alpha\n    return out\n\n"
+        "def canonical(outputs, x, slots, alpha):\n    return (outputs[0][slots],)\n")
+    toml = task / "task.toml"
+    original = toml.read_text().replace('[solution]\ndir = "solution"\n', "")
+    shutil.rmtree(task / "solution")
+    for nbytes, ok in (("4*n + 8*n + 4*n", True), ("2*n", False)):
+        proc = _validate_with_work(tasks_root, toml, original, nbytes, "n")
+        assert (proc.returncode == 0) == ok, (nbytes, proc.stderr)
+        if not ok:
+            assert "less than its outputs" in proc.stderr and "as canonical() compares them" in proc.stderr, proc.stderr

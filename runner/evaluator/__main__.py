@@ -17,7 +17,7 @@ from ..result import write_json
 from ..task import TaskError, load_configs, load_task
 from . import timing
 from ..result import MAX_SPEEDUP
-from .isolation import HIDE_ENV
+from .isolation import CPU_THREADS, HIDE_ENV
 from .judge import evaluate
 from .protocol import stack_dump_on_signal
 
@@ -83,6 +83,8 @@ def main(argv=None) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         splits = tuple(s for s in splits if s != "drawn") + ("drawn",)
+    if args.device == "cpu":       # before torch is imported (isolation.CPU_THREADS)
+        os.environ.setdefault("OMP_NUM_THREADS", CPU_THREADS)
     evaluation = evaluate(task, args.candidate, args.device, splits, measure=not args.no_timing,
                           regime=args.regime, graph=args.graph, max_speedup=args.max_speedup,
                           drawn=drawn, baseline_only=args.baseline_only, hide=hide,

@@ -39,6 +39,18 @@ BASELINE_UID = 65533                # the baseline's runner in setpriv mode: the
 UNISOLATED_ENV = "GAUNTLET_ALLOW_UNISOLATED"
 HIDE_ENV = "GAUNTLET_EVAL_HIDE"       # more paths no runner may see (os.pathsep-separated): the run dir
 MODES = ("bwrap", "unshare", "setpriv")
+# PyTorch's threads per process on device cpu (unless OMP_NUM_THREADS says otherwise), the judge's
+# and each runner's: three processes share the cores there, and the idle threads of each one's pool
+# spin between ops (1 thread: 15 % less CPU for the harness's own ops, issue 31). Times are not
+# meaningful on the CPU, and the interpreter, most of a Triton call, uses one thread anyway.
+CPU_THREADS = "1"
+# ... and glibc keeps freed memory for the next allocation instead of mapping fresh pages each time
+# (above 32 MB it always did): the interpreter's arrays and the harness's copies of a 36 MB config
+# faulted in new pages on every call, a quarter of a call's CPU time as system time (an rmsnorm
+# call of 3000x3000: 1.3 s of system time per 3 calls, 0.2 s so). Outputs a kernel leaves unwritten
+# read what the allocator last held either way, as every allocation under 32 MB already did; the
+# per-repetition perturbation and the checks catch a stale output, not fresh pages.
+CPU_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(1 << 30), "MALLOC_TRIM_THRESHOLD_": str(1 << 32)}
 # Passed through to the runner when set; nothing else of the judge's environment is.
 PASSED_ENV = ("LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
               "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "ROCM_PATH", "HIP_PATH", *COMPILER_ENV.values(),
@@ -76,6 +88,8 @@ class Isolation:
                     "PYTHONUNBUFFERED": "1"})
         if self.device == "cpu":
             env["TRITON_INTERPRET"] = "1"
+            env.setdefault("OMP_NUM_THREADS", CPU_THREADS)
+            env.update(CPU_MALLOC)
         return env
 
     def runner_uid(self, role: str) -> int:

@@ -73,6 +73,10 @@ WATCHED_CONFIGS = 2
 # are not meaningful and a shared machine's load varies, it is a note with a wide margin.
 CLEAN_ROOM_CONFIGS = 2
 CLEAN_ROOM_SLACK = {"gpu": (0.05, 0.002), "cpu": (0.5, 1.0)}     # (REL, ABS ms)
+# Off on the CPU: there it could only add a note (no GPU work outlives a stopped process, and times
+# are not meaningful), for two more baseline calls (seconds each in the Triton interpreter: 15 s
+# of a softmax evaluation's 264 s at load 12, issue 31). `clean_room=True` turns it on there.
+CLEAN_ROOM = {"gpu": True, "cpu": False}
 CHECK_PROBABILITY, CHECKS_PER_CONFIG = 0.5, 4   # timed batches of the candidate checked: this chance at most,
                                                 # about this many per config, and the last always
 KEPT_BYTES = {"gpu": 4 << 30, "cpu": 256 << 20}                 # outputs a runner keeps per batch
@@ -1478,13 +1482,15 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
              measure: bool = True, regime: str = "cold", graph: bool = False,
              max_speedup: float = MAX_SPEEDUP, drawn: list[Config] = (),
              baseline_only: bool = False, language: str | None = None, hide=(), out_dir: Path | None = None,
-             workspace: bool = False, process_offset: bool | None = None, use_arena: bool | None = None) -> Evaluation:
+             workspace: bool = False, process_offset: bool | None = None, use_arena: bool | None = None,
+             clean_room: bool | None = None) -> Evaluation:
     """Evaluate the candidate whose editable files are in `candidate_dir` (None: the task as shipped).
     `hide`: more paths no runner may see (the run dir); `out_dir`: where the verdict goes (no runner
     may write it); `workspace`: an agent's self-check in its own workspace (nothing hidden there);
     `process_offset`: measure the candidate's process offset (Judge.process_offset; default
     PROCESS_OFFSET for the device); `use_arena`: time both kernels on buffers in a judge-owned arena
-    (arena.py; default: where the device is CUDA and the driver has the VMM API)."""
+    (arena.py; default: where the device is CUDA and the driver has the VMM API); `clean_room`: time
+    the baseline again once the candidate is gone (Judge.clean_room; default CLEAN_ROOM for the device)."""
     language = language or task.language
     max_speedup = task.speedup_limit(max_speedup)
     evaluation = Evaluation(device=device, compiled=False, timing_meaningful=device != "cpu",
@@ -1674,7 +1680,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                         row = ConfigResult(config=config.name, split=split, params=dict(config.params),
                                            correct=False, error=f"evaluator: {type(exc).__name__}: {exc}")
                     evaluation.configs.append(row)
-            if measure and candidate is not None:
+            if measure and candidate is not None and (CLEAN_ROOM[device_kind(device)] if clean_room is None
+                                                      else clean_room):
                 # Every process of the candidate, and with them its GPU contexts and their queued
                 # work, ends before the baseline's clean-room batches.
                 retire(candidate)

@@ -212,7 +212,7 @@ class Runner:
         calls = []
         # The baseline's runner (PyTorch, or the task's own kernel) is watched alike: the judge ignores
         # its findings, but both processes must carry the same machinery into the timing.
-        watch_ops = TorchOpWatch(bool(msg.get("fp32_task"))) if self.language in ("triton", "python") else None
+        watch_ops = TorchOpWatch(bool(msg.get("fp32_task"))) if self.watches_ops() else None
         threads = ThreadWatch(os_threads=self.language not in ("triton", "python"))
         mark = self._call_marker()
         for k, pattern in enumerate(msg["patterns"]):
@@ -267,6 +267,14 @@ class Runner:
         if getattr(self, "_call_mark", None) is None:
             self._call_mark = torch.zeros(1, dtype=torch.int32, device="cuda")
         return lambda: gauntlet_call_marker[(1,)](self._call_mark)
+
+    def watches_ops(self) -> bool:
+        """Whether this runner's calls run under the PyTorch op watch (TorchOpWatch): a Python
+        kernel's, and the baseline's alike so both processes time with the same machinery, except
+        the baseline's on the CPU, whose times are not meaningful and whose findings the judge
+        ignores: there the watch cost only its first use's import of torch._dynamo (4 s of CPU per
+        runner on a 2-core machine) and its dispatch on every op of the baseline (issue 31)."""
+        return self.language in ("triton", "python") and not (self.device == "cpu" and self.args.role == "baseline")
 
     def _output_problem(self, outs, args) -> str | None:
         import torch
@@ -664,8 +672,8 @@ def _preload(args) -> None:
     torch.__getattr__; in torch 2.13's source, `hasattr(torch, "_inductor")`), now at the first
     build (_attach_profiler) (docs/benchmarks.md)."""
     import torch  # noqa: F401
-    if {args.language, args.probe_language} & {"triton", "python"}:
-        import torch._dynamo  # noqa: F401
+    if {args.language, args.probe_language} & {"triton", "python"} and not (args.device == "cpu" and args.role == "baseline"):
+        import torch._dynamo  # noqa: F401     (not where no watch will run: Runner.watches_ops)
     if args.device != "cpu":
         import torch.profiler  # noqa: F401
 

@@ -64,12 +64,28 @@ def test_the_clean_room_is_timed_only_once_every_candidate_process_is_gone(nativ
                                         + HONEST + "\n}\n")
     seen = native_task.configs("seen")[0]
     drawn = [dataclasses.replace(seen, name=f"drawn-{i}", split="drawn") for i in range(3)]
-    ev = evaluate(native_task, candidate, "cpu", splits=("seen", "drawn"), drawn=drawn, language="c")
+    # the CPU skips the clean room by default (judge.CLEAN_ROOM: a note at most there); asked for here
+    ev = evaluate(native_task, candidate, "cpu", splits=("seen", "drawn"), drawn=drawn, language="c", clean_room=True)
     assert ev.compiled and all(c.correct for c in ev.configs), [(c.config, c.error) for c in ev.configs]
     assert seen_at_clean_room == [[]], f"candidate processes alive when the baseline was re-timed: {seen_at_clean_room}"
     cleaned = [c for c in ev.configs if c.baseline_clean_ms is not None]
     assert len(cleaned) == judge_module.CLEAN_ROOM_CONFIGS and all(c.baseline_clean_ms > 0 for c in cleaned)
     assert not _hogs()
+
+
+def test_the_cpu_skips_the_clean_room_unless_asked(native_task, tmp_path, monkeypatch):
+    """On the CPU the clean room could only add a note, for two more baseline calls (judge.CLEAN_ROOM)."""
+    from runner.evaluator.judge import evaluate
+    calls = []
+    real = judge_module.Judge.clean_room
+    monkeypatch.setattr(judge_module.Judge, "clean_room", lambda self, *a, **k: calls.append(1) or real(self, *a, **k))
+    candidate = tmp_path / "honest"
+    candidate.mkdir()
+    (candidate / "kernel.c").write_text("#include <stdint.h>\nint launch(const float* x, int64_t n, float a, "
+                                        "float* y, void* stream) {\n" + HONEST + "\n}\n")
+    ev = evaluate(native_task, candidate, "cpu", splits=("seen",), language="c")
+    assert ev.compiled and all(c.correct and c.speedup for c in ev.configs), [(c.config, c.error) for c in ev.configs]
+    assert calls == [] and all(c.baseline_clean_ms is None for c in ev.configs)
 
 
 @pytest.mark.parametrize("beside,clean,kind,expected", [

@@ -12,6 +12,8 @@
 #define hipGetDevice cudaGetDevice
 #define hipDeviceGetAttribute cudaDeviceGetAttribute
 #define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
+#define hipFuncSetAttribute cudaFuncSetAttribute
+#define hipFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
 
 // HIP shuffles take no lane mask; every lane of the warp takes part. (CUDA still declares the
 // old mask-less __shfl_xor, which sm_70+ cannot use, so a macro redirects the calls instead.)

@@ -24,10 +24,11 @@ def make_inputs(config: dict, generator: torch.Generator, device: str) -> list:
 
 
 def reference(a, a_s, b, b_s, m, n, k):
-    # PyTorch eager without a block-scaled FP8 GEMM: dequantize both operands, then one GEMM
-    # (bfloat16 on a GPU, float32 arithmetic on the CPU, where bfloat16 matmuls are emulated).
+    # PyTorch eager without a block-scaled FP8 GEMM: dequantize both operands in float32, then one
+    # float32 GEMM (IEEE: the judge switches TF32 off), rounded once to bfloat16. Not a bfloat16 GEMM:
+    # rounding the dequantized operands to bfloat16 (2^-9 relative each) moves an output by about
+    # 2^-9 * sqrt(sum_k (a b)^2), up to 0.5 on these inputs where the output is near zero, beyond the
+    # bfloat16 tolerance of an exact kernel (README.md, "Tolerance").
     a_deq = a.float() * a_s.repeat_interleave(BLOCK, 1)
     b_deq = b.float() * b_s.repeat_interleave(BLOCK, 0)[:n].repeat_interleave(BLOCK, 1)
-    if a.device.type == "cpu":
-        return (a_deq @ b_deq.T).to(torch.bfloat16)
-    return a_deq.to(torch.bfloat16) @ b_deq.to(torch.bfloat16).T
+    return (a_deq @ b_deq.T).to(torch.bfloat16)
