@@ -90,6 +90,15 @@ def _validate_with_work(tasks_root, toml, original: str, nbytes: str, flops: str
     return gauntlet("tasks", "validate", "--tasks-root", tasks_root, check=False)
 
 
+def _without_solution(task):
+    """The task's task.toml and its text without [solution] (a reference rewritten by a test has no
+    solution to match it), the solution folder gone."""
+    toml = task / "task.toml"
+    original = toml.read_text().replace('[solution]\ndir = "solution"\n', "")
+    shutil.rmtree(task / "solution")
+    return toml, original
+
+
 def test_a_matmul_s_flops_are_checked_against_torch_s_count(tasks_root):
     """FlopCounterMode counts 2 m n k for a matmul: a declared m n k (half) passes the 0.5 floor only
     just; a declared 4 m n k is refused."""
@@ -98,9 +107,7 @@ def test_a_matmul_s_flops_are_checked_against_torch_s_count(tasks_root):
         "import torch\n\ndef make_inputs(config, generator, device):\n"
         "    n = config['n']\n    return [torch.randn(n, 64, generator=generator), torch.randn(64, 32, generator=generator),"
         " float(config['alpha'])]\n\ndef reference(a, b, alpha):\n    return (a @ b) * alpha\n")
-    toml = task / "task.toml"
-    original = toml.read_text().replace('[solution]\ndir = "solution"\n', "")
-    shutil.rmtree(task / "solution")
+    toml, original = _without_solution(task)
     for flops, ok in (("2*n*64*32", True), ("4*n*64*32", False), ("n*64*32 - 1", False)):
         proc = _validate_with_work(tasks_root, toml, original, "4*(n*64 + 64*32 + n*32)", flops)
         assert (proc.returncode == 0) == ok, (flops, proc.stderr)
@@ -119,9 +126,7 @@ def test_a_scatter_s_bytes_are_checked_against_what_canonical_compares(tasks_roo
         "    return [torch.randn(n, generator=generator), slots, float(config['alpha'])]\n\n"
         "def reference(x, slots, alpha):\n    out = torch.zeros(8 * x.numel())\n    out[slots] = x * alpha\n    return out\n\n"
         "def canonical(outputs, x, slots, alpha):\n    return (outputs[0][slots],)\n")
-    toml = task / "task.toml"
-    original = toml.read_text().replace('[solution]\ndir = "solution"\n', "")
-    shutil.rmtree(task / "solution")
+    toml, original = _without_solution(task)
     for nbytes, ok in (("4*n + 8*n + 4*n", True), ("2*n", False)):
         proc = _validate_with_work(tasks_root, toml, original, nbytes, "n")
         assert (proc.returncode == 0) == ok, (nbytes, proc.stderr)
