@@ -41,7 +41,9 @@ def make_runs(base: Path) -> dict[str, Path]:
     out = {name: base / name for name in ("main", "cheat", "cmd_fail", "cmd_ok")}
     _run(tasks, out["main"], "--agent", "oracle", "--agent", "noop", "--tasks", "triton2triton", "--jobs", "2")
     _run(tasks, out["cheat"], "--agent", agent, "--tasks", "triton2triton/scale")
-    _run(tasks, out["cmd_fail"], "--agent", "command", "--command", "exit 7", "--tasks", "triton2triton/scale")
+    # an edit that keeps it correct, then a failure: evaluated (an agent that changed nothing is not)
+    _run(tasks, out["cmd_fail"], "--agent", "command", "--command", "echo '# edited' >> kernel.py; exit 7",
+         "--tasks", "triton2triton/scale")
     _run(tasks, out["cmd_ok"], "--agent", "command", "--command", "true", "--tasks", "triton2triton/scale")
     return out
 
