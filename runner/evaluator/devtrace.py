@@ -332,11 +332,7 @@ def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], 
     whole = [(b, s) for b, s in candidate if not b.problems]
     if not whole:
         return list(dict.fromkeys(found))
-    torch_kernels = Counter(op.name for b, _ in whole for call in b.inside for op in call
-                            if op.kind == "kernel" and is_torch(op.name))
-    if torch_kernels:
-        names = ", ".join(readable(n) for n, _ in torch_kernels.most_common(3))
-        found.append(f"torch_fallback: the device trace saw PyTorch's own kernels in timed calls ({names})")
+    found += _torch_fallback([call for b, _ in whole for call in b.inside], "timed calls")
     own = [op for b, _ in whole for call in b.inside for op in call
            if op.kind == "kernel" and not is_torch(op.name) and op.name not in MARKERS]
     if own_kernel_required and not own:
@@ -368,13 +364,18 @@ def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], 
     return list(dict.fromkeys(found))
 
 
-def call_findings(calls: list[list[Op]]) -> list[str]:
-    """PyTorch computing inside the candidate's correctness calls (the judge's checked calls)."""
+def _torch_fallback(calls: list[list[Op]], where: str) -> list[str]:
+    """PyTorch's own kernels inside the candidate's calls, as one finding naming the commonest."""
     torch_kernels = Counter(op.name for call in calls for op in call if op.kind == "kernel" and is_torch(op.name))
     if not torch_kernels:
         return []
     names = ", ".join(readable(n) for n, _ in torch_kernels.most_common(3))
-    return [f"torch_fallback: the device trace saw PyTorch's own kernels in correctness calls ({names})"]
+    return [f"torch_fallback: the device trace saw PyTorch's own kernels in {where} ({names})"]
+
+
+def call_findings(calls: list[list[Op]]) -> list[str]:
+    """PyTorch computing inside the candidate's correctness calls (the judge's checked calls)."""
+    return _torch_fallback(calls, "correctness calls")
 
 
 def runner_env(library: Path, write_fd: int) -> dict:
