@@ -66,6 +66,7 @@ def _fake_gpu_clock(log, tight=0.010, synced=0.020, tail=0.004, empty=0.0):
     clock.spin = lambda cycles: log.append(f"spin:{cycles}")
     clock.spin_cycles, clock.cycles_per_ms, clock.host_ms = 0, 1000.0, 0.0
     clock.gate = None
+    clock.marking = False  # no device trace here: the trace's markers are tested in test_devtrace
     return clock
 
 
