@@ -61,7 +61,8 @@ if engine_up; then
     done_step "already running ($(docker version --format '{{.Server.Version}}'))"
 else
     say "dockerd in the background, log: $DOCKERD_LOG"
-    $SUDO sh -c "nohup dockerd >'$DOCKERD_LOG' 2>&1 &"
+    # 9>&-: the engine must not inherit this script's lock, or the next run waits for ever
+    $SUDO sh -c "nohup dockerd >'$DOCKERD_LOG' 2>&1 9>&- &" 9>&-
     for _ in $(seq 1 60); do
         [ -S /var/run/docker.sock ] && engine_up && break
         sleep 1
