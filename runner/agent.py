@@ -82,7 +82,7 @@ PARSERS = {"plain": _plain_parser}
 
 def parse_output(spec: "AgentSpec", agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
     """The parser's report, its failure class settled with the gateway's records of the model API."""
-    from . import parsers  # registers the agent CLI parsers into PARSERS
+    from runner import parsers  # registers the agent CLI parsers into PARSERS
     parser = PARSERS.get(spec.parser)
     if parser is None:
         raise AgentError(spec.source, "parser", f"unknown parser {spec.parser!r} (known: {', '.join(PARSERS)})")
@@ -102,13 +102,13 @@ def parse_output(spec: "AgentSpec", agent_dir: Path, timed_out: bool, exit_code:
 
 
 def default_agents_dir() -> Path:
-    from .resources import suite_root
+    from runner.resources import suite_root
     return suite_root() / "agents"
 
 
 def load_agent(path: Path) -> AgentSpec:
     """agents/<name>.toml validated by runner/agentfile.py (pydantic): one AgentError line per problem."""
-    from .agentfile import validate
+    from runner.agentfile import validate
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -194,7 +194,7 @@ def replay_patch(spec: AgentSpec, task_id: str) -> str | None:
     source = spec.replay_from
     if source.is_file():
         return source.read_text()
-    from .run import attempt_dir_name
+    from runner.run import attempt_dir_name
     patch = source / "attempts" / attempt_dir_name(task_id) / "diff.patch"
     return patch.read_text() if patch.is_file() else None
 

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from .agent import KINDS, PARSERS, AgentError
+from runner.agent import KINDS, PARSERS, AgentError
 
 
 class _Table(BaseModel):
@@ -36,7 +36,7 @@ class GatewayTable(_Table):
     @field_validator("protocol")
     @classmethod
     def _known_protocol(cls, value: str) -> str:
-        from .gateway import PROTOCOLS
+        from runner.gateway import PROTOCOLS
         return _one_of(value, PROTOCOLS, f"{value!r} is not one of {', '.join(PROTOCOLS)}")
 
 
@@ -60,7 +60,7 @@ class AgentFile(_Table):
     @field_validator("parser")
     @classmethod
     def _known_parser(cls, value: str) -> str:
-        from . import parsers  # noqa: F401  (registers the agent CLI parsers into PARSERS)
+        from runner import parsers  # noqa: F401  (registers the agent CLI parsers into PARSERS)
         return _one_of(value, PARSERS, f"unknown parser {value!r} (known: {', '.join(sorted(PARSERS))})")
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import random
 
-from .task import Config, Dim, Space, Task
+from runner.task import Config, Dim, Space, Task
 
 TAGS = ("edge", "scale-up", "scale-down", "alignment-stress", "skewed", "production")
 SPLIT = "drawn"

@@ -51,8 +51,8 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .sandbox import Mount
-from .sandbox.local import gateway_temp_dir
+from runner.sandbox import Mount
+from runner.sandbox.local import gateway_temp_dir
 
 GATEWAY_PORT = 47813                   # the in-sandbox loopback port
 SOCKET_DIR_IN_SANDBOX = "/gauntlet/gateway"
@@ -286,7 +286,7 @@ class SSEMeter:
                 self.error = json.dumps(ev)[:500]
 
     def normalized(self) -> dict:
-        from .parsers import normalize_usage
+        from runner.parsers import normalize_usage
         return normalize_usage(self.usage, self.protocol) if self.usage else {}
 
 
@@ -302,7 +302,7 @@ class _UnixServer(socketserver.ThreadingUnixStreamServer):
 def _run_dir_of(agent_dir: Path) -> Path | None:
     """The run dir of an attempt's agent folder (<run>/attempts/<attempt>/agent), if it is one: a
     run dir holds the lock file every run takes (runner/run.py lock_run_dir)."""
-    from .run import LOCK_NAME
+    from runner.run import LOCK_NAME
     parents = Path(agent_dir).resolve().parents
     run_dir = parents[2] if len(parents) > 2 else None
     return run_dir if run_dir is not None and (run_dir / LOCK_NAME).is_file() else None

@@ -92,7 +92,7 @@ def visible_gpus(device: str) -> list[str]:
         chosen = os.environ.get("HIP_VISIBLE_DEVICES") or os.environ.get("ROCR_VISIBLE_DEVICES")
         if chosen is not None:
             return [n.strip() for n in chosen.split(",") if n.strip()]
-        from .sandbox.docker import amd_render_nodes
+        from runner.sandbox.docker import amd_render_nodes
         return [str(i) for i in range(len(amd_render_nodes()))]
     return []
 

@@ -18,8 +18,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import __version__
-from .resources import suite_root
+from runner import __version__
+from runner.resources import suite_root
 
 PLATFORMS = ("cpu", "cuda", "rocm")
 REPO = suite_root()   # the checkout, or the copy a non-editable install carries (runner/resources.py)

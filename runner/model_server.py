@@ -564,12 +564,12 @@ def run_check(agent: str, *, backend: str = "local", out: Path | None = None, sc
     import shutil
     import tempfile
 
-    from .agent import resolve_agent
-    from .gateway import gateway_config
-    from .parsers import TOKEN_KEYS
-    from .result import read_json
-    from .run import Run, RunOptions, attempt_dir_name
-    from .task import load_task
+    from runner.agent import resolve_agent
+    from runner.gateway import gateway_config
+    from runner.parsers import TOKEN_KEYS
+    from runner.result import read_json
+    from runner.run import Run, RunOptions, attempt_dir_name
+    from runner.task import load_task
 
     spec = resolve_agent(agent)
     if not spec.gateway:
@@ -578,11 +578,11 @@ def run_check(agent: str, *, backend: str = "local", out: Path | None = None, sc
     if config["protocol"] == "connect":
         raise CheckError(f"agent {spec.name}: speaks a private protocol (gateway CONNECT only); it cannot be "
                          f"checked offline: run one task with a real key instead (docs/agents.md)")
-    from .gateway import find_cli
+    from runner.gateway import find_cli
     if backend == "local" and spec.cli and not find_cli(spec.cli):
         raise CheckError(f"agent {spec.name}: CLI {spec.cli!r} not found on PATH or in .agents/node_modules/.bin "
                          f"(install it: {spec.install or 'see docs/agents.md'})")
-    from .resources import suite_root
+    from runner.resources import suite_root
     scratch = Path(tempfile.mkdtemp(prefix="gl-check-"))
     root = scratch / "tasks"
     shutil.copytree(suite_root() / "tests" / "fixtures" / "tasks", root)

@@ -37,7 +37,7 @@ import json
 import os
 from pathlib import Path
 
-from .agent import PARSERS, AgentReport
+from runner.agent import PARSERS, AgentReport
 
 INFRA_FAILURES = ("model_api", "auth", "rate_limit", "quota", "network")
 AGENT_FAILURES = ("context_overflow", "max_turns", "cli_crash", "timeout")

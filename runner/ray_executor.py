@@ -13,8 +13,8 @@ import os
 import socket
 from pathlib import Path
 
-from .gpupool import GpuPool
-from .run import Attempt, AttemptKey, Run, no_phase
+from runner.gpupool import GpuPool
+from runner.run import Attempt, AttemptKey, Run, no_phase
 
 
 class RayError(RuntimeError):
@@ -67,7 +67,7 @@ def execute_on_ray(run: Run, keys: list[AttemptKey], address: str | None, resour
         import ray
     except ImportError:
         raise RayError("--executor ray: ray is not installed (pip install 'gauntlet[ray]')") from None
-    from .result import AttemptResult
+    from runner.result import AttemptResult
     repo = str(Path(__file__).resolve().parent.parent)
     # Workers import this checkout's runner (a shared file system, or the same path on every node).
     runtime_env = {"env_vars": {"PYTHONPATH": os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")]))}}

@@ -55,7 +55,7 @@ class _Job:
 
 def _jobs(task_dirs: list[Path], tasks_root: Path) -> list[_Job]:
     """A reference job per distinct (reference, configs, tolerances, work), a solution job per task."""
-    from .task import TaskError, load_task
+    from runner.task import TaskError, load_task
     jobs: list[_Job] = []
     by_key: dict[tuple, _Job] = {}
     for d in task_dirs:
@@ -164,9 +164,9 @@ def _check_reference(task_dir: Path, tasks_root: Path) -> str | None:
     import torch
     from torch.utils.flop_counter import FlopCounterMode
 
-    from .evaluator.judge import (WARMUP_SEED, Mismatch, TaskBroken, _seed, canonical_for, compare, import_reference,
+    from runner.evaluator.judge import (WARMUP_SEED, Mismatch, TaskBroken, _seed, canonical_for, compare, import_reference,
                                   make_inputs, run_reference)
-    from .task import TaskError, load_task
+    from runner.task import TaskError, load_task
     try:
         task = load_task(task_dir, tasks_root)
     except TaskError as exc:  # the host loaded it (validate prints its loader's lines): never swallowed
@@ -254,7 +254,7 @@ def _check_solution(task_dir: Path, tasks_root: Path) -> str | None:
     import importlib.util
     import re
 
-    from .task import load_task
+    from runner.task import load_task
     task = load_task(task_dir, tasks_root)
     source = task.solution_files().get(task.entry)
     if source is None:
@@ -288,7 +288,7 @@ def main(argv: list[str]) -> int:
     report, tasks_root, plan = argv
     import torch  # noqa: F401  (before the first start line: the import is no task's time)
 
-    from .evaluator import judge  # noqa: F401
+    from runner.evaluator import judge  # noqa: F401
     _warm_up()
     check = {"reference": _check_reference, "solution": _check_solution}
     with open(report, "a") as out:

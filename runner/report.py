@@ -14,9 +14,9 @@ import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from . import score
-from .result import AttemptResult
-from .results.formats import text_table
+from runner import score
+from runner.result import AttemptResult
+from runner.results.formats import text_table
 
 
 @dataclass
@@ -68,8 +68,8 @@ class CategoryRow:
 def load_results(run_dirs) -> list[AttemptResult]:
     """Every attempt's result, agents told apart by full identity and a human's verdicts applied
     (runner/results/load.py)."""
-    from .results.annotations import AnnotationError
-    from .results.load import load_attempts
+    from runner.results.annotations import AnnotationError
+    from runner.results.load import load_attempts
     try:
         return [a.result for a in load_attempts(run_dirs)]
     except AnnotationError as exc:

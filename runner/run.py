@@ -48,23 +48,23 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
-from . import __version__
-from .agent import (AgentSpec, AttemptContext, apply_solution, build_prompt, parse_output, render_command,
+from runner import __version__
+from runner.agent import (AgentSpec, AttemptContext, apply_solution, build_prompt, parse_output, render_command,
                     replay_patch)
-from .evaluator import gpulock
-from .gpupool import GpuPool, visible_env
-from .evaluator.isolation import HIDE_ENV
-from .gateway import open_gateway
-from .parsers import cap_log
-from .result import MAX_SPEEDUP, AttemptResult, Evaluation, read_json, write_json
-from .sandbox import Mount, ResourceLimits, SandboxesStopped, SandboxSpec, open_sandbox
-from .sandbox import stop_all as stop_all_sandboxes, stopping as sandboxes_stopping
-from .sandbox.docker import IMAGE_PYTHON, JUDGE_DIR
-from .sandbox.local import phase_temp_dir, remove_run_temp
-from . import configspace
-from .candidate import export_candidate
-from .task import Config, Task, default_tasks_root
-from .workspace import PatchError, Workspace, apply_patch
+from runner.evaluator import gpulock
+from runner.gpupool import GpuPool, visible_env
+from runner.evaluator.isolation import HIDE_ENV
+from runner.gateway import open_gateway
+from runner.parsers import cap_log
+from runner.result import MAX_SPEEDUP, AttemptResult, Evaluation, read_json, write_json
+from runner.sandbox import Mount, ResourceLimits, SandboxesStopped, SandboxSpec, open_sandbox
+from runner.sandbox import stop_all as stop_all_sandboxes, stopping as sandboxes_stopping
+from runner.sandbox.docker import IMAGE_PYTHON, JUDGE_DIR
+from runner.sandbox.local import phase_temp_dir, remove_run_temp
+from runner import configspace
+from runner.candidate import export_candidate
+from runner.task import Config, Task, default_tasks_root
+from runner.workspace import PatchError, Workspace, apply_patch
 
 EVAL_TIMEOUT_S = 1800
 AGENT_GRACE_S = 10
@@ -154,7 +154,7 @@ def parse_duration(text: str) -> float:
 
 def detect_device() -> str:
     """cuda if an NVIDIA GPU answers, rocm if an AMD one does, else cpu. Never imports torch."""
-    from .preflight import device_present
+    from runner.preflight import device_present
     return next(d for d in ("cuda", "rocm", "cpu") if device_present(d))
 
 
@@ -219,7 +219,7 @@ def versions(device: str) -> dict:
             info.update(json.loads(out.stdout.strip().splitlines()[-1]))
     except (OSError, subprocess.TimeoutExpired, ValueError):
         pass
-    from .evaluator.build import compiler_versions
+    from runner.evaluator.build import compiler_versions
     info.update(compiler_versions())
     return info
 
@@ -281,14 +281,14 @@ class Run:
         self.repeats = attempts
         self.gpus = gpus
         # Fail fast (missing API key or agent CLI) before any attempt or sandbox starts.
-        from .gateway import GatewayError, preflight
+        from runner.gateway import GatewayError, preflight
         try:
             for spec in options.agents:
                 preflight(spec, options.backend)
         except GatewayError as exc:
             raise RunError(str(exc)) from None
         if options.backend == "local":   # an agent that runs a command runs only where it is contained
-            from .sandbox.confine import refusal
+            from runner.sandbox.confine import refusal
             refused = next((why for why in map(refusal, (a.kind for a in options.agents)) if why), None)
             if refused:
                 raise RunError(refused)
@@ -338,7 +338,7 @@ class Run:
         self.manifest["attempts_per_task"] = max(attempts, self.manifest.get("attempts_per_task", 1))
         session = {"started": now(), "argv": sys.argv, **({"gpus": gpus.names} if gpus else {})}
         if options.backend == "docker":   # which image, by content id: a rebuilt tag is a different image
-            from .images import image_identity
+            from runner.images import image_identity
             try:
                 session["image"] = image_identity(options.device)
             except LookupError as exc:
@@ -352,10 +352,10 @@ class Run:
         resumed run does."""
         remove_run_temp(self.dir)
         if self.options.backend == "local":
-            from .sandbox.local import kill_leftovers
+            from runner.sandbox.local import kill_leftovers
             kill_leftovers(self.run_id)
         elif self.options.backend == "docker":  # remove this run's leftover containers
-            from .sandbox.docker import kill_leftovers as remove_leftover_containers
+            from runner.sandbox.docker import kill_leftovers as remove_leftover_containers
             remove_leftover_containers(self.run_id)
 
     @property

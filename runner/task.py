@@ -15,8 +15,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from . import work as work_expr
-from .work import Work
+from runner import work as work_expr
+from runner.work import Work
 
 CATEGORIES = ("hip2hip", "torch2hip", "cuda2cuda", "torch2cuda", "triton2triton", "torch2triton")
 PLATFORMS = ("cuda", "rocm", "cpu")
@@ -669,7 +669,7 @@ def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bo
 
 
 def default_tasks_root() -> Path:
-    from .resources import suite_root
+    from runner.resources import suite_root
     return suite_root() / "tasks"
 
 

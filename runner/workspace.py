@@ -20,8 +20,8 @@ from pathlib import Path
 import git
 from gitdb import IStream
 
-from .candidate import MAX_FILE_BYTES, fresh_dir
-from .task import Task
+from runner.candidate import MAX_FILE_BYTES, fresh_dir
+from runner.task import Task
 
 AUTHOR = git.Actor("gauntlet", "gauntlet@localhost")
 VIEW_FILE = "task.toml"

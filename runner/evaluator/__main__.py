@@ -13,13 +13,13 @@ import os
 import sys
 from pathlib import Path
 
-from ..result import write_json
-from ..task import TaskError, load_configs, load_task
-from . import timing
-from ..result import MAX_SPEEDUP
-from .isolation import CPU_THREADS, HIDE_ENV
-from .judge import evaluate
-from .protocol import stack_dump_on_signal
+from runner.result import write_json
+from runner.task import TaskError, load_configs, load_task
+from runner.evaluator import timing
+from runner.result import MAX_SPEEDUP
+from runner.evaluator.isolation import CPU_THREADS, HIDE_ENV
+from runner.evaluator.judge import evaluate
+from runner.evaluator.protocol import stack_dump_on_signal
 
 
 def main(argv=None) -> int:

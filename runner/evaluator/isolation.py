@@ -31,8 +31,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..sandbox.confine import SYSTEM_DIRS, system_links_sys_and_gpus
-from .build import COMPILER_ENV
+from runner.sandbox.confine import SYSTEM_DIRS, system_links_sys_and_gpus
+from runner.evaluator.build import COMPILER_ENV
 
 RUNNER_UID = 65534                  # the candidate's runner (and every runner in the namespace modes)
 BASELINE_UID = 65533                # the baseline's runner in setpriv mode: the judge tells them apart by uid

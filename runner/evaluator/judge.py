@@ -46,15 +46,15 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
-from ..candidate import kernel_tree
-from ..configspace import SPLIT as SPLIT_DRAWN
-from ..result import MAX_SPEEDUP, ConfigResult, Evaluation
-from ..task import Config, Task
-from . import arena, devtrace, protocol, roofline, static_checks, timing
-from .gpulock import exclusive_device
-from .isolation import Isolation, IsolationError, choose, prepare_workdir
-from .procwatch import ProcessWatch
-from .protocol import ProtocolError, Shared
+from runner.candidate import kernel_tree
+from runner.configspace import SPLIT as SPLIT_DRAWN
+from runner.result import MAX_SPEEDUP, ConfigResult, Evaluation
+from runner.task import Config, Task
+from runner.evaluator import arena, devtrace, protocol, roofline, static_checks, timing
+from runner.evaluator.gpulock import exclusive_device
+from runner.evaluator.isolation import Isolation, IsolationError, choose, prepare_workdir
+from runner.evaluator.procwatch import ProcessWatch
+from runner.evaluator.protocol import ProtocolError, Shared
 
 CORRECTNESS_SEEDS = {"gpu": (0, 1, 2, 3, 4), "cpu": (0, 1)}   # KernelBench uses 5 trials
 OUTLIER_SEEDS = {"gpu": (100, 101), "cpu": (100,)}
@@ -1435,7 +1435,7 @@ def environment(device: str, isolation: Isolation | None) -> dict:
     for, the vendor compilers, driver, GPU (or CPU) and OS; copied into result.json."""
     import platform
     import torch
-    from .build import compiler_versions
+    from runner.evaluator.build import compiler_versions
     env = {"python": platform.python_version(), "torch": torch.__version__,
            "cuda": torch.version.cuda, "hip": getattr(torch.version, "hip", None),
            "os": platform.platform(), "cpu": _cpu_model(), "device": device,

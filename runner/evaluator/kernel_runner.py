@@ -28,8 +28,8 @@ import sys
 import time
 import traceback
 
-from . import protocol
-from .protocol import ProtocolError, Shared
+from runner.evaluator import protocol
+from runner.evaluator.protocol import ProtocolError, Shared
 
 
 def _as_tuple(out):
@@ -101,7 +101,7 @@ class Runner:
         if self.device != "cuda" or self.profiler_attached:
             return
         self.profiler_attached = True
-        from .devtrace import active_in_runner
+        from runner.evaluator.devtrace import active_in_runner
         if active_in_runner():
             # The device trace (devtrace.py) holds CUPTI from CUDA's first initialisation, which
             # happens here, before anything is built: a profiler session would take CUPTI from it.
@@ -109,7 +109,7 @@ class Runner:
             torch.cuda.init()
             torch.zeros(1, device="cuda")
             return
-        from .guard import StreamWatch
+        from runner.evaluator.guard import StreamWatch
         try:
             watch = StreamWatch()
             watch.start()
@@ -118,14 +118,14 @@ class Runner:
             print(f"runner: profiler session at start failed: {type(exc).__name__}: {exc}", file=sys.stderr)
 
     def _compile(self, language: str, tree, entry: str, flags) -> tuple:
-        from .build import compile_native, device_arch
+        from runner.evaluator.build import compile_native, device_arch
         arch = device_arch(self.device) if self.device != "cpu" else "native"
         return compile_native(language, tree, entry, arch, tuple(flags or ()))
 
     def _load(self, tree, language: str, entry: str, symbol: str, flags, name: str, compiled=None,
               forbid_fork: bool = True) -> dict:
         """Import a Python kernel, or compile (unless `compiled`, a future of that) and load a native one."""
-        from .build import CompileError, load_native, load_python
+        from runner.evaluator.build import CompileError, load_native, load_python
         self.language = language
         log = ""
         protocol.strict_float32()       # before the kernel (or the reference) is imported
@@ -143,7 +143,7 @@ class Runner:
         except CompileError as exc:
             return {"ok": True, "compiled": False, "log": str(exc)[-16000:]}
         if language == "triton":
-            from .guard import LaunchCounter
+            from runner.evaluator.guard import LaunchCounter
             LaunchCounter.install()
         return {"ok": True, "compiled": True, "log": log[-16000:]}
 
@@ -152,7 +152,7 @@ class Runner:
         after every compile it runs: both runners alike."""
         if self.fork_filter is not None:
             return
-        from . import nofork
+        from runner.evaluator import nofork
         self.fork_filter = nofork.install() or "on"
         if self.fork_filter != "on":
             print(f"runner: {self.fork_filter}", file=sys.stderr)
@@ -208,7 +208,7 @@ class Runner:
     # -- correctness calls ---------------------------------------------------------------------------
     def call(self, msg, fds) -> dict:
         import torch
-        from .guard import LaunchCounter, ThreadWatch, TorchOpWatch
+        from runner.evaluator.guard import LaunchCounter, ThreadWatch, TorchOpWatch
         calls = []
         # The baseline's runner (PyTorch, or the task's own kernel) is watched alike: the judge ignores
         # its findings, but both processes must carry the same machinery into the timing.
@@ -259,11 +259,11 @@ class Runner:
         """Where the judge asked for a device trace (devtrace.py): a marker kernel before and after
         each correctness call, so that its device work is read like a timed call's and nothing in
         the trace tells the two apart. Else nothing."""
-        from .devtrace import active_in_runner
+        from runner.evaluator.devtrace import active_in_runner
         if self.device != "cuda" or not active_in_runner():
             return lambda: None
         import torch
-        from .launch_gate import gauntlet_call_marker
+        from runner.evaluator.launch_gate import gauntlet_call_marker
         if getattr(self, "_call_mark", None) is None:
             self._call_mark = torch.zeros(1, dtype=torch.int32, device="cuda")
         return lambda: gauntlet_call_marker[(1,)](self._call_mark)
@@ -340,11 +340,11 @@ class Runner:
         """GPU, native kernels: the profiler must see a device kernel during a call."""
         if self.device == "cpu" or self.language not in ("cuda", "hip"):
             return
-        from .devtrace import active_in_runner
+        from runner.evaluator.devtrace import active_in_runner
         if active_in_runner():         # the judge reads the kernels of every timed call instead
             return
         import torch
-        from .guard import StreamWatch, kernels
+        from runner.evaluator.guard import StreamWatch, kernels
         args = [a.clone() if isinstance(a, torch.Tensor) else a for a in self.base]
         state = self.kernel.prepare(args, self.spec)
         try:
@@ -360,7 +360,7 @@ class Runner:
 
     # -- timed repetitions ---------------------------------------------------------------------------
     def _clock(self, msg):
-        from . import timing
+        from runner.evaluator import timing
         if self.clock is None:
             self.clock = timing.make_clock(self.device, msg.get("regime", "cold"), bool(msg.get("graph")))
         return self.clock
@@ -412,7 +412,7 @@ class Runner:
         What a Python kernel allocates itself stays with the process's own allocator (a buffer it
         keeps between calls must not be overwritten by the other kernel)."""
         import torch
-        from .arena import offsets, sizes
+        from runner.evaluator.arena import offsets, sizes
         work = []
         for a, at in zip(self.base, offsets(int(placement["inputs"]), sizes(self.base))):
             if at is None:
@@ -426,7 +426,7 @@ class Runner:
     def map_arena(self, msg, fds) -> dict:
         """The judge's arena for this config's timed batches: the last one let go (nothing of the
         harness's is left in it), this one mapped at the judge's address where that is free."""
-        from .arena import Arena, ArenaError
+        from runner.evaluator.arena import Arena, ArenaError
         self._let_go_of_arena()
         if len(fds) != 1:
             return {"ok": False, "error": "an arena comes with one descriptor"}
@@ -465,8 +465,8 @@ class Runner:
 
     def time(self, msg, _fds) -> dict:
         import torch
-        from .build import poison
-        from .guard import LaunchCounter, StreamWatch, foreign_work
+        from runner.evaluator.build import poison
+        from runner.evaluator.guard import LaunchCounter, StreamWatch, foreign_work
         clock = self._clock(msg)
         if msg.get("pad_ms") is not None and hasattr(clock, "set_pad"):
             clock.set_pad(float(msg["pad_ms"]), float(msg.get("cycles_per_ms") or 0.0) or None)
@@ -485,7 +485,7 @@ class Runner:
             out = call()
             launched[0] = LaunchCounter.count != before
             return out
-        from .devtrace import active_in_runner, flush_in_runner
+        from runner.evaluator.devtrace import active_in_runner, flush_in_runner
         traced = active_in_runner() and self.device == "cuda"
         watch_at = self._pick.randrange(n) if msg.get("watch") and self.device == "cuda" and not traced else -1
         samples, gaps, host, digests = [], [], [], []
@@ -578,7 +578,7 @@ class Runner:
             try:
                 op = msg.get("op")
                 if op == "exit":
-                    from .devtrace import flush_in_runner
+                    from runner.evaluator.devtrace import flush_in_runner
                     flush_in_runner()         # the device trace's last records, before os._exit
                     protocol.send(sock, {"ok": True})
                     return 0
@@ -650,7 +650,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     protocol.stack_dump_on_signal()
     if args.prelude:
-        from .isolation import apply_prelude
+        from runner.evaluator.isolation import apply_prelude
         apply_prelude(args.prelude, args.hide, args.tree)
     sock = socket.socket(fileno=args.fd)
     os.chdir(args.tree)

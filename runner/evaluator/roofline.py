@@ -22,8 +22,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..result import ConfigResult, Evaluation
-from ..work import DTYPES, WorkError
+from runner.result import ConfigResult, Evaluation
+from runner.work import DTYPES, WorkError
 
 CACHE_VERSION = 1
 COPY_BYTES = 1 << 30            # per buffer: far beyond any L2, so the copy streams from HBM

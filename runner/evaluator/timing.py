@@ -270,7 +270,7 @@ class GpuClock:
         # The device trace's brackets (devtrace.py), where the judge asked for a trace: an end
         # marker after each call's end event (compiled now, so that no call waits on it) and a
         # batch marker at each batch's edges (never launched outside a batch: the judge pairs them).
-        from .devtrace import active_in_runner
+        from runner.evaluator.devtrace import active_in_runner
         self.marking = self.gate is not None and active_in_runner()
         if self.marking:
             self.gate.mark_end()
@@ -289,7 +289,7 @@ class GpuClock:
         if os.environ.get("GAUNTLET_LAUNCH_GATE", "1") == "0":
             return None
         try:
-            from .launch_gate import LaunchGate
+            from runner.evaluator.launch_gate import LaunchGate
             return LaunchGate(self.torch)
         except Exception as exc:      # no Triton, or a gate that does not hold: keep the pad
             self.gate_error = f"{type(exc).__name__}: {str(exc)[:200]}"

@@ -39,7 +39,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .common import commit_of, count_rows, counts_table, source_toml
+from runner.importers.common import commit_of, count_rows, counts_table, source_toml
 
 REPORT_NAME = "aka-import.json"
 N_HIDDEN = 4          # hidden configs per task: drawn from its [space], kept where the reference runs
@@ -746,8 +746,8 @@ sizes of the same keys: never hard-code a shape.
 
 
 def write_task(out: Path, task: AkaTask, mapped: Mapped, commit: str, hidden: list) -> Path:
-    from ..configspace import to_toml
-    from ..task import Config
+    from runner.configspace import to_toml
+    from runner.task import Config
     folder = out / "triton2triton" / task.name
     if folder.exists():
         shutil.rmtree(folder)
@@ -776,9 +776,9 @@ def _hidden_configs(out: Path, folders: dict[str, Path], echo) -> dict[str, list
 
     The check stops at a task's first failing config (seen ones first) and names it: a drawn config
     that fails is replaced by the next drawn one and the task checked again."""
-    from .. import configspace
-    from ..refcheck import check_references
-    from ..task import Config, TaskError, load_task
+    from runner import configspace
+    from runner.refcheck import check_references
+    from runner.task import Config, TaskError, load_task
     pending: dict[str, list] = {}
     result: dict[str, list | str] = {}
     for name, folder in folders.items():

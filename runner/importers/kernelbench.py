@@ -27,7 +27,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .common import commit_of, count_rows, counts_table, source_toml
+from runner.importers.common import commit_of, count_rows, counts_table, source_toml
 
 CATEGORIES = ("torch2triton", "torch2cuda", "torch2hip")
 REPORT_NAME = "kernelbench-import.json"
@@ -780,7 +780,7 @@ TF32); see docs/task-format.md, "Precision and tolerances".
 def _work_toml(result: dict) -> str:
     """[work]: the bytes and FLOPs the importer measured on each config (config keys work_bytes and
     work_flops, which make_inputs does not read), of the dtype of the call's largest float tensor."""
-    from ..work import DTYPES
+    from runner.work import DTYPES
     if result.get("work_dtype") not in DTYPES:
         return ""
     return f"""

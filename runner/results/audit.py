@@ -11,10 +11,10 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 
-from ..result import MAX_SPEEDUP
-from .annotations import HUMAN_FLAG
-from .formats import render
-from .load import Attempt
+from runner.result import MAX_SPEEDUP
+from runner.results.annotations import HUMAN_FLAG
+from runner.results.formats import render
+from runner.results.load import Attempt
 
 VERDICTS = ("clean", "suspicious", "flagged")
 # Paths an agent has no business touching: the judge's hidden configs, the task's solution, the

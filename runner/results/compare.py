@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from .. import score
-from .formats import render
-from .load import Attempt
-from .stats import Interval, bootstrap_ratio, geomean
+from runner import score
+from runner.results.formats import render
+from runner.results.load import Attempt
+from runner.results.stats import Interval, bootstrap_ratio, geomean
 
 
 class CompareError(ValueError):

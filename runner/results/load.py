@@ -13,9 +13,9 @@ import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..result import AttemptResult, read_json
-from ..run import RunLayout
-from .annotations import Annotation, apply_annotation, read_annotations
+from runner.result import AttemptResult, read_json
+from runner.run import RunLayout
+from runner.results.annotations import Annotation, apply_annotation, read_annotations
 
 # Only these statuses leave an attempt that can count as correct in the tables of this package:
 # an agent that errored, or a harness/task failure, never passes whatever its evaluation says.

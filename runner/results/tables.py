@@ -7,10 +7,10 @@ Only an attempt whose status is ok or agent_timeout can count as compiled, corre
 """
 from __future__ import annotations
 
-from .. import score
-from ..result import AttemptResult
-from .formats import render
-from .load import COUNTED_STATUSES
+from runner import score
+from runner.result import AttemptResult
+from runner.results.formats import render
+from runner.results.load import COUNTED_STATUSES
 
 KERNELBENCH_P = (0.0, 0.5, 1.0, 1.5, 2.0)
 TABLES = ("main", "aka", "kernelbench")

@@ -17,12 +17,12 @@ import math
 import shutil
 from pathlib import Path
 
-from .. import score
-from .audit import audit_attempt, trajectory_steps
-from .compare import CompareError, compare
-from .load import Attempt
-from .stats import bootstrap_geomean
-from .tables import aka_rows, kernelbench_rows
+from runner import score
+from runner.results.audit import audit_attempt, trajectory_steps
+from runner.results.compare import CompareError, compare
+from runner.results.load import Attempt
+from runner.results.stats import bootstrap_geomean
+from runner.results.tables import aka_rows, kernelbench_rows
 
 FAST_P_SHOWN = (0.0, 1.0, 1.5, 2.0)
 TOKEN_KEYS = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens")

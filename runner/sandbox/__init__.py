@@ -120,14 +120,14 @@ def register(name: str):
 
 @register("local")
 def _local():
-    from .local import LocalSandbox
+    from runner.sandbox.local import LocalSandbox
     return LocalSandbox
 
 
 # The docker backend (one container per phase); imported only when asked for.
 @register("docker")
 def _docker():
-    from .docker import DockerSandbox
+    from runner.sandbox.docker import DockerSandbox
     return DockerSandbox
 
 

@@ -39,7 +39,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import SandboxSpec, parse_size
+from runner.sandbox import SandboxSpec, parse_size
 
 AGENT_UID = 1000
 CONFINEMENT_ENV = "GAUNTLET_AGENT_CONFINEMENT"
@@ -170,13 +170,13 @@ class Confinement:
         if not self.root:
             return None
         st = self.workdir.stat()
-        from .hostfs import _lchown_tree
+        from runner.sandbox.hostfs import _lchown_tree
         _lchown_tree(self.workdir, AGENT_UID, AGENT_UID)
         return st.st_uid, st.st_gid
 
     def hand_back(self, owner: tuple[int, int] | None) -> None:
         if owner is not None:
-            from .hostfs import _lchown_tree
+            from runner.sandbox.hostfs import _lchown_tree
             _lchown_tree(self.workdir, *owner)
 
 

@@ -33,8 +33,8 @@ import time
 import uuid
 from pathlib import Path, PurePosixPath
 
-from . import ExecResult, ResourceLimits, SandboxSpec, parse_size
-from .hostfs import DeadlineFreeze, _lchown_tree, tree_usage
+from runner.sandbox import ExecResult, ResourceLimits, SandboxSpec, parse_size
+from runner.sandbox.hostfs import DeadlineFreeze, _lchown_tree, tree_usage
 
 MARKER = "GAUNTLET_SANDBOX_EXEC"
 AGENT_UID = 1000
@@ -153,7 +153,7 @@ def gpu_options(spec: SandboxSpec) -> tuple[dict, dict]:
 class DockerSandbox:
     def __init__(self, spec: SandboxSpec):
         from docker.types import Mount as DMount, Ulimit
-        from ..images import image_ref
+        from runner.images import image_ref
 
         self.spec = spec
         self.client = client()
@@ -203,7 +203,7 @@ class DockerSandbox:
                     "PYTHONPATH": RUNNER_TARGET, "PYTHONDONTWRITEBYTECODE": "1", "GAUNTLET_SANDBOX": "docker",
                     "GAUNTLET_GPU_IDS": ",".join(spec.gpu_ids), **gpu_env, **spec.env}
         lim = self.limits
-        from .. import __version__
+        from runner import __version__
         self.labels = {MANAGED: "true", "gauntlet.role": spec.role, "gauntlet.platform": spec.platform,
                        "gauntlet.version": __version__, "gauntlet.runner_pid": str(os.getpid()),
                        "gauntlet.created": str(int(time.time())),

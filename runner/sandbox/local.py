@@ -40,10 +40,10 @@ from pathlib import Path
 
 import psutil
 
-from . import ExecResult, SandboxSpec
-from .cgroups import ExecGroup
-from .confine import Confinement, DiskLimits, available
-from .hostfs import DeadlineFreeze, tree_usage
+from runner.sandbox import ExecResult, SandboxSpec
+from runner.sandbox.cgroups import ExecGroup
+from runner.sandbox.confine import Confinement, DiskLimits, available
+from runner.sandbox.hostfs import DeadlineFreeze, tree_usage
 
 # What an agent inherits from the host's environment: what a CLI needs to find its tools, locale,
 # terminal, GPU and CA bundle, and Gauntlet's own knobs. Never the rest: other vendors' API keys and
