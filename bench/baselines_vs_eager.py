@@ -229,7 +229,7 @@ def main() -> int:
             summary.append({"task": t.id, "configs": len(per_task), "baseline_over_eager": ratio,
                             "baseline_ceiling_fraction": frac, "solution_speedup": speedup,
                             "max_solution_speedup": top["baseline_ms"] / top["solution_ms"], "max_on": top["config"],
-                            # the task's own cap only: runner/task.py never inherits one across kinds of baseline
+                            # the task's own cap only: runner/tasks/task.py never inherits one across kinds of baseline
                             "max_speedup_declared": tomllib.loads((t.folder / "task.toml").read_text())
                             .get("performance", {}).get("max_speedup"),
                             "honest": ratio <= HONEST_RATIO or frac >= HONEST_FRACTION})

@@ -42,7 +42,7 @@ MAX_REPS, MIN_REPS, TARGET_S = 100, 10, 1.0
 CHECK_SEEDS = (0, 1)
 
 
-# ---- task loading (a small subset of runner/task.py: extends + file resolution) --------------
+# ---- task loading (a small subset of runner/tasks/task.py: extends + file resolution) --------------
 def load_toml(path: Path) -> dict:
     return tomllib.loads(path.read_text())
 

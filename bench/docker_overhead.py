@@ -1,6 +1,6 @@
 """Per-attempt harness overhead of the docker backend, agent time, compilation and timing excluded.
 
-One attempt's harness work, as runner/run.py does it, with a trivial agent (`true`) and a trivial
+One attempt's harness work, as runner/run/run.py does it, with a trivial agent (`true`) and a trivial
 evaluation (`true`) so only the harness is measured:
   workspace   prepare the git workspace (copy, git init, baseline commit)
   agent_up    agent container create + start (chown of the workspace included)
@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO))
 
 from runner import __version__  # noqa: E402
 from runner.sandbox import Mount, SandboxSpec, open_sandbox  # noqa: E402
-from runner.task import load_task  # noqa: E402
+from runner.tasks.task import load_task  # noqa: E402
 from runner.workspace import Workspace  # noqa: E402
 
 PHASES = ("workspace", "agent_up", "agent_exec", "agent_down", "diff", "eval_up", "eval_exec", "eval_down")

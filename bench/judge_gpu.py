@@ -45,7 +45,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))        # runner.task, for the folders the oracle submits
+sys.path.insert(0, str(ROOT))        # runner.tasks.task, for the folders the oracle submits
 CUDA_TASKS = ("triton2triton/softmax", "triton2triton/matmul", "torch2triton/rmsnorm", "torch2triton/silu_mul",
               "cuda2cuda/softmax", "cuda2cuda/transpose", "torch2cuda/rmsnorm", "torch2cuda/bias_gelu_residual")
 
@@ -92,7 +92,7 @@ def rows(data: dict) -> list[dict]:
 
 def solution_of(task: str, tasks_root: Path = ROOT / "tasks") -> Path:
     """The folder the oracle submits: the task's [solution] dir, wherever `extends` found it."""
-    from runner.task import load_task
+    from runner.tasks.task import load_task
     found = load_task(tasks_root / task, tasks_root).solution_dir
     if found is None:
         raise SystemExit(f"{task} has no solution")
@@ -238,7 +238,7 @@ HIPCC_SHIM = Path(__file__).resolve().parent / "hip_shim" / "hipcc"
 
 
 def _suite_tasks(selected: list[str], hip: bool, tasks_root: Path) -> list[str]:
-    from runner.task import load_task
+    from runner.tasks.task import load_task
     found = []
     for toml in sorted(tasks_root.glob("*/*/task.toml")):
         task = load_task(toml.parent, tasks_root)
@@ -613,11 +613,11 @@ sys.path.insert(0, {root!r})
 from pathlib import Path
 from runner.evaluator.judge import import_reference, _seed, TIMING_SEED
 from runner.evaluator.build import compile_native, device_arch, load_native, load_python
-from runner.task import Config
+from runner.tasks.task import Config
 root = Path({root!r}) / "tasks" / {task!r}
 ref = import_reference(root / "reference.py") if (root / "reference.py").exists() else None
 if ref is None:
-    from runner.task import load_task
+    from runner.tasks.task import load_task
     ref = import_reference(load_task(root, Path({root!r}) / "tasks").reference)
 config = Config(name={name!r}, split="seen", params=json.loads({config!r}))
 gen = torch.Generator().manual_seed(_seed(config, TIMING_SEED))

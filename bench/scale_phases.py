@@ -25,7 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-import runner.run as run_module  # noqa: E402
+import runner.run.run as run_module  # noqa: E402
 import runner.workspace as workspace_module  # noqa: E402
 
 STEPS: dict[str, list[float]] = collections.defaultdict(list)

@@ -45,7 +45,7 @@ from runner.candidate import kernel_tree  # noqa: E402
 from runner.evaluator import arena, judge as J, timing  # noqa: E402
 from runner.evaluator.gpulock import exclusive_device  # noqa: E402
 from runner.evaluator.isolation import choose  # noqa: E402
-from runner.task import load_task  # noqa: E402
+from runner.tasks.task import load_task  # noqa: E402
 
 
 def difference_us(base, other) -> tuple[float, float]:

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import click
 
-from runner.agent import AgentError, list_agents, resolve_agent
+from runner.agents.agent import list_agents, resolve_agent
+from runner.agents.agentfile import AgentError
 from runner.evaluator.timing import REGIMES
-from runner.result import MAX_SPEEDUP
-from runner.task import TaskError, default_tasks_root, find_task, load_task, select, select_dirs
+from runner.results.result import MAX_SPEEDUP
+from runner.tasks.task import TaskError, default_tasks_root, find_task, load_task, select, select_dirs
 
 DEVICES = ("auto", "cuda", "rocm", "cpu")
 
@@ -170,7 +171,7 @@ def tasks_validate(tasks_root, suite, load_only, check_timeout, selectors):
             bad += 1
             click.echo(str(exc), err=True)
     if loaded and not load_only:
-        from runner.refcheck import TASK_TIMEOUT_S, check_references
+        from runner.tasks.refcheck import TASK_TIMEOUT_S, check_references
         for problem in check_references(loaded, root, check_timeout or TASK_TIMEOUT_S).values():
             bad += 1
             click.echo(problem, err=True)
@@ -201,7 +202,7 @@ def tasks_import_kernelbench(checkout, levels, categories, out, max_mib, max_gfl
     """Import KernelBench problems (CHECKOUT: a KernelBench clone) as PyTorch->X tasks; problems that
     cannot map are skipped with a reason. Runs each problem's reference on the CPU (torch needed);
     which problems import and at what sizes follows from bytes and FLOPs only, never a clock."""
-    from runner.importers.kernelbench import KernelBenchImportError, Limits, import_kernelbench, summary_table
+    from runner.tasks.importers.kernelbench import KernelBenchImportError, Limits, import_kernelbench, summary_table
     limits = Limits(max_bytes=int(max_mib * 2**20), max_flops=max_gflop * 1e9)
     try:
         report = import_kernelbench(checkout, sorted(set(levels)), list(dict.fromkeys(categories)), out,
@@ -223,7 +224,7 @@ def tasks_import_aka(checkout, categories, out):
     """Import AgentKernelArena tasks (CHECKOUT: an AgentKernelArena clone) whose check maps onto a
     reference; the rest are skipped with a reason and counted per AKA category. Runs each generated
     reference on the CPU (torch needed)."""
-    from runner.importers.aka import REPORT_NAME, AkaImportError, import_aka, summary_table
+    from runner.tasks.importers.aka import REPORT_NAME, AkaImportError, import_aka, summary_table
     try:
         report = import_aka(checkout, list(dict.fromkeys(categories)), out, echo=click.echo)
     except AkaImportError as exc:
@@ -262,9 +263,9 @@ def agents_check(agent_name, backend, script, out, budget, **cli_options):
     Needs no API key and no network: reports whether the edit landed in diff.patch and was evaluated,
     and whether the usage the CLI reported matches the gateway's own meter.
     """
-    from runner.gateway import GatewayError
-    from runner.model_server import CheckError, run_check
-    from runner.run import RunError, parse_duration
+    from runner.agents.gateway import GatewayError
+    from runner.run.agent_check import CheckError, run_check
+    from runner.run.run import RunError, parse_duration
     try:
         budget_s = parse_duration(budget)
     except ValueError as exc:
@@ -283,13 +284,13 @@ def agents_check(agent_name, backend, script, out, budget, **cli_options):
 
 # -- run / eval / report -----------------------------------------------------------------------
 def _device(device: str) -> str:
-    from runner.run import detect_device
+    from runner.run.run import detect_device
     return detect_device() if device == "auto" else device
 
 
 def _preflight(device: str, backend: str) -> None:
     """The host has the device, and for docker an engine and the image: one line before any agent runs."""
-    from runner.preflight import PreflightError, check
+    from runner.run.preflight import PreflightError, check
     try:
         check(device, backend)
     except PreflightError as exc:
@@ -399,7 +400,7 @@ def _summary_line(r) -> str:
 
     def yn(v):
         return "y" if v else "n"
-    from runner import score     # what counts, not the raw evaluation (an infra_error's baseline is no pass)
+    from runner.results import score     # what counts, not the raw evaluation (an infra_error's baseline is no pass)
     drawn = r.correct_drawn is not None
     return (f"{r.task:28s} {r.status:13s} compiled={yn(score.compiled(r))} "
             f"correct={yn(score.correct(r, 'seen'))}/{yn(score.correct(r, 'unseen'))}"
@@ -416,7 +417,7 @@ LARGE_WORKSPACE_BYTES = 100 * 2**20     # an attempt's summary line names a work
 
 def _gpu_pool(gpus: str | None, device: str):
     """--gpus, or every visible GPU of the device; None on the CPU unless --gpus names slots."""
-    from runner.gpupool import GpuPool, visible_gpus
+    from runner.run.gpupool import GpuPool, visible_gpus
     try:
         if gpus is not None:
             return GpuPool.parse(gpus)
@@ -431,7 +432,7 @@ def _from_manifest(ctx: click.Context, out: Path) -> None:
     manifest (what the interruption hint prints must work as printed); an option given that differs
     from the manifest's is named by Run with both values."""
     from click.core import ParameterSource
-    from runner.run import RunError, read_manifest
+    from runner.run.run import RunError, read_manifest
     path = Path(out) / "manifest.json"
     if not path.is_file():
         return                      # Run says "holds no run" in one line
@@ -510,8 +511,8 @@ def run(ctx, **params):
 def _run(agent_names, selectors, suite, backend, device, budget, out, resume, command, replay_from, tasks_root,
          timing_regime, graph, max_speedup, unseen, seed, jobs, repeats, gpus, agent_gpu, executor, ray_address,
          ray_resources, **cli_options):
-    from runner.report import aggregate, render
-    from runner.run import Run, RunError, RunOptions, now, parse_duration
+    from runner.results.report import aggregate, render
+    from runner.run.run import Run, RunError, RunOptions, now, parse_duration
     try:
         budget_s = parse_duration(budget)
     except ValueError as exc:
@@ -571,7 +572,7 @@ def _run(agent_names, selectors, suite, backend, device, budget, out, resume, co
     try:
         with _LiveProgress(total, total - len(pending), heartbeat_s) as progress:
             if executor == "ray":
-                from runner.ray_executor import RayError, execute_on_ray
+                from runner.run.ray_executor import RayError, execute_on_ray
                 try:
                     execute_on_ray(the_run, pending, address=ray_address, resources=resources,
                                    on_start=progress.started, on_done=progress.finished,
@@ -591,7 +592,7 @@ def _run(agent_names, selectors, suite, backend, device, budget, out, resume, co
         click.echo(f"interrupted: {out} is unfinished; `gauntlet run --resume --out {out}` continues it", err=True)
         sys.exit(code)
     the_run.close()
-    from runner.report import load_results, render_suites, suite_rows
+    from runner.results.report import load_results, render_suites, suite_rows
     results = load_results([out])
     click.echo(render(aggregate(results), "table") + render_suites(suite_rows(results)))
     _exit_for(results)
@@ -616,7 +617,7 @@ EXIT_AGENT_NEVER_RAN = 4
 
 
 def _exit_for(results) -> None:
-    from runner.score import NOT_SCORED
+    from runner.results.score import NOT_SCORED
     bad = [r for r in results if r.status in NOT_SCORED]
     by_agent: dict = {}
     for r in results:
@@ -644,8 +645,8 @@ def _exit_for(results) -> None:
 def eval_cmd(run_dir, device, backend, tasks_root, timing_regime, graph, max_speedup):
     """Re-evaluate the saved diffs of RUN_DIR (e.g. on another device); rewrites result.json, keeping
     the one it replaces as result.prev-<n>.json, and prints the report."""
-    from runner.agent import AgentSpec
-    from runner.run import RunOptions, reevaluate
+    from runner.agents.agent import AgentSpec
+    from runner.run.run import RunOptions, reevaluate
     root = Path(tasks_root or default_tasks_root())
     try:
         by_id = {t.id: t for t in select([], root)}
@@ -655,7 +656,7 @@ def eval_cmd(run_dir, device, backend, tasks_root, timing_regime, graph, max_spe
     _preflight(dev, backend)
     options = RunOptions(agent=AgentSpec(name="eval", kind="noop"), device=dev, backend=backend,
                          tasks_root=root, timing_regime=timing_regime, graph=graph, max_speedup=max_speedup)
-    from runner.run import RunError
+    from runner.run.run import RunError
     _terminate_as_exception()
     skipped: list[str] = []
     try:
@@ -667,7 +668,7 @@ def eval_cmd(run_dir, device, backend, tasks_root, timing_regime, graph, max_spe
         click.echo(f"warning: {line}", err=True)
     if not results:
         _fail(f"{run_dir}: no attempts with a known task to re-evaluate")
-    from runner.report import aggregate, load_results, render, render_suites, suite_rows
+    from runner.results.report import aggregate, load_results, render, render_suites, suite_rows
     reloaded = load_results([run_dir])
     click.echo(render(aggregate(reloaded), "table") + render_suites(suite_rows(reloaded)))
     if skipped:
@@ -690,7 +691,7 @@ _RUN_DIRS = click.argument("run_dirs", nargs=-1, required=True,
 def report(run_dirs, fmt, table, by):
     """Aggregates over one or more run dirs (agents kept apart by full identity; a human's
     reward_hack verdict in annotations.toml scores as failed)."""
-    from runner.report import aggregate, load_results, render, render_suites, suite_rows
+    from runner.results.report import aggregate, load_results, render, render_suites, suite_rows
     try:
         results = load_results(run_dirs)
     except FileNotFoundError as exc:
@@ -777,7 +778,7 @@ def images():
 @click.option("--quiet", is_flag=True, help="Print only the build's step lines and the result.")
 def images_build(platform, base, wheelhouse, agent_clis, network, tag, build_args, no_cache, quiet):
     """Build the PLATFORM image (offline when --wheelhouse is given)."""
-    from runner.images import BuildOptions, build
+    from runner.sandbox.images import BuildOptions, build
     extra = {}
     for item in build_args:
         if "=" not in item:
@@ -841,7 +842,7 @@ def doctor(device):
     nodes = amd_render_nodes() if kfd else []
     line((kfd and bool(nodes)) if dev == "rocm" else (True if kfd else None), "AMD /dev/kfd + render nodes",
          f"{'/dev/kfd' if kfd else 'no /dev/kfd'}; {', '.join(nodes) or 'no AMD render node'}")
-    from runner.images import PLATFORMS, image_ref, manifest
+    from runner.sandbox.images import PLATFORMS, image_ref, manifest
     for platform in PLATFORMS:
         ref = image_ref(platform)
         try:
@@ -874,7 +875,7 @@ def gc(backend, dry_run, run_dirs):
     process holds is spared): with docker, every container and network the runner created (label
     gauntlet.managed=true); locally, the processes that carry a run's marker and the run's temp
     folders ($TMPDIR/gauntlet-run-*). With --workspaces, the workspaces of finished runs."""
-    from runner.run import RunError, prune_workspaces, run_is_live
+    from runner.run.run import RunError, prune_workspaces, run_is_live
     removed = []
     for run_dir in run_dirs:
         try:

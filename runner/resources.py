@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
+IMPORT_ROOT = PACKAGE.parent   # the folder that holds runner/: what PYTHONPATH needs to import it
 
 
 def suite_root() -> Path:

@@ -21,7 +21,7 @@ import git
 from gitdb import IStream
 
 from runner.candidate import MAX_FILE_BYTES, fresh_dir
-from runner.task import Task
+from runner.tasks.task import Task
 
 AUTHOR = git.Actor("gauntlet", "gauntlet@localhost")
 VIEW_FILE = "task.toml"

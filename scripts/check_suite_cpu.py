@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from runner.evaluator.build import compile_command  # noqa: E402
-from runner.task import select  # noqa: E402
+from runner.tasks.task import select  # noqa: E402
 
 ARCH = {"cuda": "sm_90", "hip": "gfx90a"}
 

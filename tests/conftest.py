@@ -52,7 +52,7 @@ def edit(root: Path, task: str, old: str, new: str) -> Path:
 
 def load_error(root: Path, task: str = SCALE):
     """The TaskError that loading the task raises; its message is one line."""
-    from runner.task import TaskError, load_task
+    from runner.tasks.task import TaskError, load_task
     with pytest.raises(TaskError) as info:
         load_task(root / task, root)
     message = str(info.value)

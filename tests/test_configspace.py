@@ -5,9 +5,9 @@ import math
 
 import pytest
 
-from runner import configspace
-from runner.configspace import TAGS, draw
-from runner.task import TaskError, load_configs, load_task, select
+from runner.tasks import configspace
+from runner.tasks.configspace import TAGS, draw
+from runner.tasks.task import TaskError, load_configs, load_task, select
 
 from .conftest import REPO, SCALE, edit, gauntlet, load_error
 
@@ -179,7 +179,7 @@ def test_drawn_configs_satisfy_the_constraints(tasks_root):
 
 
 def test_constraint_arithmetic():
-    from runner.task import _holds
+    from runner.tasks.task import _holds
     assert _holds("channels % groups == 0", {"channels": 64, "groups": 8})
     assert not _holds("channels % groups == 0", {"channels": 30, "groups": 4})
     assert not _holds("channels % groups == 0", {"channels": 30, "groups": 0})      # no ZeroDivisionError

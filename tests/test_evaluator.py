@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from runner.evaluator.judge import CORRECTNESS_SEEDS, OUTLIER_SEEDS, evaluate
-from runner.task import load_task
+from runner.tasks.task import load_task
 
 os.environ.setdefault("TRITON_INTERPRET", "1")
 SCALE = "triton2triton/scale"
@@ -141,7 +141,7 @@ def test_atol_scales_with_a_small_outputs_magnitude(tasks_root):
      "def reference(x):\n    raise ValueError('bad task')\n", "ValueError"),
 ])
 def test_a_broken_reference_is_the_tasks_error_not_the_candidates(tasks_root, tmp_path, reference, words):
-    from runner.result import AttemptResult
+    from runner.results.result import AttemptResult
     (tasks_root / SCALE / "reference.py").write_text(reference)
     ev = evaluate_source(tasks_root, tmp_path, (tasks_root / SCALE / "kernel.py").read_text(), measure=False)
     assert ev.task_error and words in ev.task_error, ev.task_error
@@ -256,14 +256,14 @@ def test_a_graph_replays_output_is_poisoned_once_per_repetition(monkeypatch):
     runner = Runner(argparse.Namespace(device="cpu", language="python", tree=".", entry="k.py", symbol="f",
                                        role="candidate", flag=None))
     x = torch.randn(64, 8)
-    runner.base, runner.work = [x], [x.clone()]
+    runner.base, runner.tasks.work = [x], [x.clone()]
     runner.scratch, runner.generators = [torch.empty_like(x)], [torch.Generator()]
     out = torch.empty(64, 8)
     runner.spec = [torch.empty(64, 8, device="meta")]
     runner.layouts = [_relevant(out.shape, out.stride())]
 
     def replay():
-        out.copy_(runner.work[0] * 2)
+        out.copy_(runner.tasks.work[0] * 2)
         return out
     replay.output = out
     runner.replay = replay
@@ -505,7 +505,7 @@ def test_a_batch_places_its_inputs_and_native_outputs_where_the_judge_says_in_it
     reply = runner.time({"n": 3, "seed": 5, "digest_seed": 9, "keep": True, "regime": "cold", "placement": place}, [])
     assert reply["ok"], reply
     base = runner.arena.address
-    assert runner.work[0].data_ptr() == base + place["inputs"]
+    assert runner.tasks.work[0].data_ptr() == base + place["inputs"]
     assert made and made[-1][0].data_ptr() == base + place["outputs"]
     for i, kept in enumerate(runner.kept):       # each repetition right, on its own perturbed inputs
         inputs = protocol.perturbed([x], protocol.repetition_seed(5, i))

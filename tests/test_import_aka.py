@@ -44,7 +44,7 @@ def test_import_counts_per_category_and_skip_reason(imported):
 
 
 def test_task_maps_shapes_tolerance_and_origin(imported):
-    from runner.task import Origin, load_task
+    from runner.tasks.task import Origin, load_task
     out, _ = imported
     task = load_task(out / SCALE, out)
     assert task.origin == Origin("aka", "triton2triton/vllm/triton_scale_rows", "triton2triton", "unknown")
@@ -104,7 +104,7 @@ def test_shipped_kernel_passes_and_a_wrong_one_fails_through_the_judge(imported,
 
 
 def test_reading_a_task_never_executes_it(tmp_path):
-    from runner.importers.aka import AkaTask, Mapped, parse_runner
+    from runner.tasks.importers.aka import AkaTask, Mapped, parse_runner
     import yaml
     folder = tmp_path / "triton2triton" / "vllm" / "side_effect"
     shutil.copytree(FIXTURES / "tasks" / "triton2triton" / "vllm" / "triton_scale_rows", folder)
@@ -127,7 +127,7 @@ def test_bad_input_is_one_line(tmp_path, checkout, args, message):
 
 
 def test_a_bad_source_table_is_one_line(imported, tmp_path):
-    from runner.task import TaskError, load_task
+    from runner.tasks.task import TaskError, load_task
     out, _ = imported
     tasks = tmp_path / "tasks"
     shutil.copytree(out / "triton2triton", tasks / "triton2triton")

@@ -135,7 +135,7 @@ def test_stub_fails_and_the_references_math_passes_on_the_cpu(imported, tmp_path
 
 
 def test_listing_never_executes_a_problem(tmp_path):
-    from runner.importers.kernelbench import Problem, parse_problem
+    from runner.tasks.importers.kernelbench import Problem, parse_problem
     marker = tmp_path / "executed"
     problem = tmp_path / "7_Side_effect.py"
     problem.write_text((FIXTURES / "level1" / "1_ReLU_Scale.py").read_text()
@@ -171,7 +171,7 @@ def _fails_everywhere(out: Path, task_id: str, candidate) -> list[str]:
 
     from runner.evaluator.judge import (WARMUP_SEED, Mismatch, _seed, compare, freeze_reference, import_reference,
                                         make_inputs, run_reference)
-    from runner.task import load_task
+    from runner.tasks.task import load_task
     task = load_task(out / task_id, out)
     reference = import_reference(task.reference)
     passed = []
@@ -220,7 +220,7 @@ def test_no_size_decision_reads_a_clock(tmp_path, monkeypatch):
     """The probe (what the import child runs per problem) with every clock of `time` raising."""
     import time
 
-    from runner.importers import kernelbench as kb
+    from runner.tasks.importers import kernelbench as kb
     problem = kb.parse_problem(FIXTURES / "level1" / "3_Conv2d_asymmetric_kernel.py", 1)
     ref = tmp_path / "ref.py"
     ref.write_text(kb.render_reference(problem, "test"))

@@ -28,7 +28,7 @@ def no_attempt_started(out: Path):
 # -- 1. preflight -------------------------------------------------------------------------------
 @pytest.mark.parametrize("device", ["cuda", "rocm"])
 def test_a_device_this_host_lacks_is_one_line_before_any_agent(tasks_root, tmp_path, device):
-    from runner.preflight import device_present
+    from runner.run.preflight import device_present
     if device_present(device):
         pytest.skip(f"this host has a {device} device")
     out = tmp_path / "run"
@@ -39,7 +39,7 @@ def test_a_device_this_host_lacks_is_one_line_before_any_agent(tasks_root, tmp_p
 
 
 def test_eval_checks_the_device_too(tasks_root, tmp_path):
-    from runner.preflight import device_present
+    from runner.run.preflight import device_present
     if device_present("cuda"):
         pytest.skip("this host has a cuda device")
     out = tmp_path / "run"

@@ -1,6 +1,7 @@
 """Real compilers: nvcc 13 for .cu (sm_90), Debian's hipcc for .hip (gfx90a). Nothing runs on a GPU
 here; the C ABI and output poisoning are exercised with a host C function of the same shape."""
 import os
+from pathlib import Path
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -9,7 +10,7 @@ import pytest
 import torch
 
 from runner.evaluator.build import POISON_PATTERNS, CompileError, Kernel, compile_native, load_native, poison
-from runner.task import select
+from runner.tasks.task import select
 
 from .conftest import REPO
 

@@ -39,7 +39,7 @@ def test_wheel_installed_outside_the_repo_finds_tasks_agents_and_dockerfiles(tmp
 
     away = tmp_path / "elsewhere"      # no tasks/ or agents/ anywhere near
     away.mkdir()
-    where = sh(python, "-c", "import runner, runner.images as i, runner.resources as r; "
+    where = sh(python, "-c", "import runner, runner.sandbox.images as i, runner.resources as r; "
                "print(runner.__file__); print(r.suite_root()); print(i.dockerfile('cuda').is_file())", cwd=away)
     package, root, dockerfile = where.stdout.split()
     assert Path(package).is_relative_to(site) and Path(root) == site / "runner" / "suite", where.stdout

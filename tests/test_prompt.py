@@ -5,9 +5,9 @@ import shlex
 import subprocess
 import sys
 
-from runner.agent import build_prompt
+from runner.agents.agent import build_prompt
 from .conftest import REPO
-from runner.task import default_tasks_root, load_task
+from runner.tasks.task import default_tasks_root, load_task
 from runner.workspace import Workspace
 
 SCALE = "triton2triton/scale"

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from runner.evaluator import roofline
-from runner.result import AttemptResult, ConfigResult, Evaluation
+from runner.results.result import AttemptResult, ConfigResult, Evaluation
 
 from .conftest import SCALE
 
@@ -26,7 +26,7 @@ def cached(tmp_path, monkeypatch):
 
 
 def _task(tasks_root, work='bytes = "8*n"\nflops = "2*n"\ndtype = "float32"'):
-    from runner.task import load_task
+    from runner.tasks.task import load_task
     toml = tasks_root / SCALE / "task.toml"
     toml.write_text(toml.read_text().replace("[space]\n", f"[work]\n{work}\n\n[space]\n", 1))
     return load_task(tasks_root / SCALE, tasks_root)
@@ -76,7 +76,7 @@ def test_no_roofline_on_the_cpu_or_without_work(tasks_root, cached):
     cpu = Evaluation(device="cpu", compiled=True, configs=[row], timing_meaningful=False)
     roofline.annotate(cpu, task, "cpu")
     assert row.roofline_fraction is None and cpu.ceilings == {}
-    from runner.task import load_task
+    from runner.tasks.task import load_task
     plain = load_task(tasks_root / "triton2triton" / "scale", tasks_root)
     object.__setattr__(plain, "work", None)
     roofline.annotate(_evaluation([row]), plain, "cuda")
@@ -104,7 +104,7 @@ def _attempt(task, suites, speedup, roof):
 
 
 def test_the_report_counts_twins_of_a_kernel_once_per_suite_and_language():
-    from runner.report import aggregate, render, render_suites, suite_rows
+    from runner.results.report import aggregate, render, render_suites, suite_rows
     results = [_attempt("torch2cuda/softmax", ["headline"], 4.0, 0.8),
                _attempt("cuda2cuda/softmax", ["headline"], 1.0, 0.2),      # a twin: the same kernel in CUDA
                _attempt("torch2triton/softmax", ["headline"], 2.0, 0.5),

@@ -40,7 +40,7 @@ def _docker_missing() -> str | None:
         client.ping()
     except Exception as exc:
         return f"no Docker engine reachable ({exc.__class__.__name__}); scripts/setup-docker.sh starts one"
-    from runner.images import image_ref
+    from runner.sandbox.images import image_ref
     try:
         client.images.get(image_ref("cpu"))
     except Exception:

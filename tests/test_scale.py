@@ -54,7 +54,7 @@ def run_argv(tasks_root, out, *args):
 
 # -- GpuPool -------------------------------------------------------------------------------------
 def test_pool_gives_each_evaluation_a_device_of_its_own_and_agents_share():
-    from runner.gpupool import GpuPool
+    from runner.run.gpupool import GpuPool
     pool = GpuPool.parse("0, 1")
     assert pool.names == ["0", "1"]
     with pool.evaluation() as a, pool.evaluation() as b:
@@ -72,13 +72,13 @@ def test_pool_gives_each_evaluation_a_device_of_its_own_and_agents_share():
 @pytest.mark.parametrize("text,message", [("", "not a comma-separated"), ("0,,1", "not a comma-separated"),
                                           ("0,0", "named twice: 0")])
 def test_pool_refuses_bad_names(text, message):
-    from runner.gpupool import GpuPool
+    from runner.run.gpupool import GpuPool
     with pytest.raises(ValueError, match=message):
         GpuPool.parse(text)
 
 
 def test_pool_env_names_the_device_on_gpus_only():
-    from runner.gpupool import visible_env
+    from runner.run.gpupool import visible_env
     assert visible_env("cuda", "1") == {"CUDA_VISIBLE_DEVICES": "1"}
     assert visible_env("rocm", "0") == {"HIP_VISIBLE_DEVICES": "0"}
     assert visible_env("cpu", "cpu") == {} and visible_env("cuda", None) == {}
@@ -87,7 +87,7 @@ def test_pool_env_names_the_device_on_gpus_only():
 def test_default_pool_is_every_visible_gpu(monkeypatch, tmp_path):
     """--gpus left out: CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES where set, else every GPU that
     nvidia-smi -L lists (a stand-in on PATH here); nothing on the CPU."""
-    from runner.gpupool import visible_gpus
+    from runner.run.gpupool import visible_gpus
     fake = tmp_path / "bin" / "nvidia-smi"
     fake.parent.mkdir()
     fake.write_text("#!/bin/sh\necho 'GPU 0: NVIDIA H100 (UUID: GPU-a)'\necho 'GPU 1: NVIDIA H100 (UUID: GPU-b)'\n")
@@ -251,8 +251,8 @@ def test_repeats_and_two_agents_give_one_report_with_pass_at_k(tasks_root, tmp_p
 
 
 def test_pass_at_k_is_the_unbiased_estimator():
-    from runner.result import AttemptResult
-    from runner.score import pass_at_k
+    from runner.results.result import AttemptResult
+    from runner.results.score import pass_at_k
 
     def attempt(task, ok):
         return AttemptResult(task=task, category="c", agent="a", device="cpu", status="ok", compiled=ok,
@@ -268,8 +268,8 @@ def test_pass_at_k_is_the_unbiased_estimator():
 def test_pass_at_k_counts_no_infra_or_task_error_as_a_pass():
     """An attempt the harness (or the task) broke passes nothing in pass@k, even when its evaluation
     says correct (an X->X task left as shipped evaluates as correct); it still counts among the n."""
-    from runner.result import AttemptResult
-    from runner.score import pass_at_k
+    from runner.results.result import AttemptResult
+    from runner.results.score import pass_at_k
 
     def attempt(status):
         return AttemptResult(task="t", category="c", agent="a", device="cpu", status=status, compiled=True,
@@ -342,7 +342,7 @@ def test_a_ray_attempt_uses_the_gpu_ray_assigned_it(monkeypatch):
     Ray's assignment is faked here: this host has no GPU for a cluster to hand out."""
     ray = pytest.importorskip("ray", reason="ray is an optional extra: pip install -e '.[ray]'")
     from types import SimpleNamespace
-    from runner.ray_executor import _remote_attempt
+    from runner.run.ray_executor import _remote_attempt
     monkeypatch.setattr(ray, "get_gpu_ids", lambda: [3])
 
     def fake_attempt(device):

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from runner import report, score
-from runner.result import AttemptResult
+from runner.results import report, score
+from runner.results.result import AttemptResult
 
 from .conftest import gauntlet
 from .test_run import ATTEMPT, SCALE, result

@@ -249,7 +249,7 @@ BASELINES = sorted(p for cat in ("cuda2cuda", "hip2hip", "triton2triton") for p 
 def _float32_task(task_dir: Path) -> bool:
     """The judge's own answer (its warm-up on the first seen config, on the CPU): is the task float32?"""
     from runner.evaluator.judge import _warm_up, import_reference
-    from runner.task import load_task
+    from runner.tasks.task import load_task
     task = load_task(task_dir, REPO / "tasks")
     return _warm_up(import_reference(task.reference), task, "cpu")
 

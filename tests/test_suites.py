@@ -12,7 +12,7 @@ TASKS = REPO / "tasks"
 
 
 def _suite_tasks():
-    from runner.task import select
+    from runner.tasks.task import select
     return select([], TASKS)
 
 
@@ -62,7 +62,7 @@ def test_no_task_holds_a_byte_identical_copy_of_another_tasks_file():
 
 
 def test_suites_are_not_inherited_through_extends(tasks_root):
-    from runner.task import load_task
+    from runner.tasks.task import load_task
     base = tasks_root / SCALE
     edit(tasks_root, SCALE, 'category = "triton2triton"', 'category = "triton2triton"\nsuites = ["headline"]')
     twin = tasks_root / "triton2triton" / "scale_twin"
@@ -122,7 +122,7 @@ def test_a_bad_suites_or_work_key_is_one_line_naming_the_field(tasks_root, case)
 
 
 def test_work_expressions_evaluate_with_min_max_and_floor_division():
-    from runner.work import Work
+    from runner.tasks.work import Work
     work = Work(bytes="4*(rows*cols + min(rows, 7)) + (length + 2*p - k)//s", flops="2**3 * max(rows, cols)",
                 dtype="float32")
     assert work.of({"rows": 3, "cols": 5, "length": 10, "p": 1, "k": 3, "s": 2}) == (4 * 18 + 9 // 2, 40.0)

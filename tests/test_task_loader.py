@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from runner.task import TaskError, load_task, select
+from runner.tasks.task import TaskError, load_task, select
 
 from .conftest import REPO, SCALE, edit, gauntlet, load_error
 

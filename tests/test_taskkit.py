@@ -1,4 +1,4 @@
-"""A reference written as an nn.Module with weights (runner/taskkit.py), through the real judge on the
+"""A reference written as an nn.Module with weights (runner/tasks/taskkit.py), through the real judge on the
 CPU: the weights are made from each seed, reach the candidate as tensor arguments, and the reference
 computes with exactly those tensors, so a candidate that ignores them fails."""
 import textwrap
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.task import load_task
+from runner.tasks.task import load_task
 
 FIXTURE_SCALE = Path(__file__).parent / "fixtures" / "tasks" / "triton2triton" / "scale"
 
@@ -36,7 +36,7 @@ REFERENCE = '''
 import torch
 from torch import nn
 
-from runner.taskkit import forward, parameters
+from runner.tasks.taskkit import forward, parameters
 
 
 class Model(nn.Module):

@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from runner.task import load_task
+from runner.tasks.task import load_task
 from runner.workspace import Workspace, apply_patch
 
 SCALE = "triton2triton/scale"

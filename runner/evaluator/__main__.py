@@ -13,10 +13,10 @@ import os
 import sys
 from pathlib import Path
 
-from runner.result import write_json
-from runner.task import TaskError, load_configs, load_task
+from runner.results.result import write_json
+from runner.tasks.task import TaskError, load_configs, load_task
 from runner.evaluator import timing
-from runner.result import MAX_SPEEDUP
+from runner.results.result import MAX_SPEEDUP
 from runner.evaluator.isolation import CPU_THREADS, HIDE_ENV
 from runner.evaluator.judge import evaluate
 from runner.evaluator.protocol import stack_dump_on_signal
@@ -34,7 +34,7 @@ def main(argv=None) -> int:
     parser.add_argument("--split", choices=("seen", "unseen", "both", "drawn"), default="both",
                         help="drawn: only the configs of --configs")
     parser.add_argument("--configs", type=Path, default=None,
-                        help="a configs.toml of drawn configs (runner/configspace.py), evaluated as the "
+                        help="a configs.toml of drawn configs (runner/tasks/configspace.py), evaluated as the "
                              "extra split 'drawn'")
     parser.add_argument("--baseline-only", action="store_true",
                         help="check only the baseline on each config (the drawn-config filter)")

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from runner.sandbox.confine import SYSTEM_DIRS, system_links_sys_and_gpus
 from runner.evaluator.build import COMPILER_ENV
+from runner.resources import IMPORT_ROOT
 
 RUNNER_UID = 65534                  # the candidate's runner (and every runner in the namespace modes)
 BASELINE_UID = 65533                # the baseline's runner in setpriv mode: the judge tells them apart by uid
@@ -62,11 +63,6 @@ class IsolationError(RuntimeError):
     """No sandbox could be made for the kernel runner; the evaluation cannot be trusted."""
 
 
-def package_root() -> Path:
-    """The folder holding the `runner` package (what PYTHONPATH names in the runner)."""
-    return Path(__file__).resolve().parent.parent.parent
-
-
 def _is_within(path: Path, other: Path) -> bool:
     return path == other or path.is_relative_to(other)
 
@@ -83,7 +79,7 @@ class Isolation:
     def env(self, workdir: Path) -> dict:
         env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
         env.update({"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(workdir),
-                    "TMPDIR": str(workdir / "tmp"), "PYTHONPATH": str(package_root()),
+                    "TMPDIR": str(workdir / "tmp"), "PYTHONPATH": str(IMPORT_ROOT),
                     "PYTHONDONTWRITEBYTECODE": "1", "TRITON_CACHE_DIR": str(workdir / ".triton"),
                     "PYTHONUNBUFFERED": "1"})
         if self.device == "cpu":
@@ -144,7 +140,7 @@ class Isolation:
             if os.environ.get(var):
                 wanted.append(Path(os.environ[var]))
         wanted += self.extra_readable          # the judge's device-trace library (devtrace.py)
-        chosen: list[Path] = [package_root() / "runner"]
+        chosen: list[Path] = [IMPORT_ROOT / "runner"]
         for path in wanted:
             try:
                 path = path.resolve()

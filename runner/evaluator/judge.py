@@ -47,9 +47,9 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 from runner.candidate import kernel_tree
-from runner.configspace import SPLIT as SPLIT_DRAWN
-from runner.result import MAX_SPEEDUP, ConfigResult, Evaluation
-from runner.task import Config, Task
+from runner.tasks.configspace import SPLIT as SPLIT_DRAWN
+from runner.results.result import MAX_SPEEDUP, ConfigResult, Evaluation
+from runner.tasks.task import Config, Task
 from runner.evaluator import arena, devtrace, protocol, roofline, static_checks, timing
 from runner.evaluator.gpulock import exclusive_device
 from runner.evaluator.isolation import Isolation, IsolationError, choose, prepare_workdir

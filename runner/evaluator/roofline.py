@@ -1,6 +1,6 @@
 """Grading against the hardware: what a timed config achieved against this GPU's own ceilings.
 
-A task's `[work]` (runner/work.py) says how many bytes one call must move and how many FLOPs it
+A task's `[work]` (runner/tasks/work.py) says how many bytes one call must move and how many FLOPs it
 must do. Divided by a timed call they are the achieved GB/s and TFLOP/s; divided by this device's
 ceilings they give the call's roofline time, max(bytes / bandwidth, flops / math peak), and the
 fraction of it a kernel reaches (roofline time / measured time; 1.0 is the roofline). The ceilings
@@ -22,8 +22,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from runner.result import ConfigResult, Evaluation
-from runner.work import DTYPES, WorkError
+from runner.results.result import ConfigResult, Evaluation
+from runner.tasks.work import DTYPES, WorkError
 
 CACHE_VERSION = 1
 COPY_BYTES = 1 << 30            # per buffer: far beyond any L2, so the copy streams from HBM

@@ -8,7 +8,7 @@ the audit found) and keeps whatever a human wrote there on later audits.
   note = "returns torch.mul: no Triton kernel runs"
 
 An attempt marked reward_hack scores as failed: it gets the flag `human_verdict: reward_hack: <note>`,
-and any flag zeroes every score (runner/score.py), as the judge's own flags do.
+and any flag zeroes every score (runner/results/score.py), as the judge's own flags do.
 """
 from __future__ import annotations
 

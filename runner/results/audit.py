@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 
-from runner.result import MAX_SPEEDUP
+from runner.results.result import MAX_SPEEDUP
 from runner.results.annotations import HUMAN_FLAG
 from runner.results.formats import render
 from runner.results.load import Attempt

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from runner import score
+from runner.results import score
 from runner.results.formats import render
 from runner.results.load import Attempt
 from runner.results.stats import Interval, bootstrap_ratio, geomean

@@ -13,8 +13,8 @@ import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from runner.result import AttemptResult, read_json
-from runner.run import RunLayout
+from runner.results.result import AttemptResult, read_json
+from runner.run.run import RunLayout
 from runner.results.annotations import Annotation, apply_annotation, read_annotations
 
 # Only these statuses leave an attempt that can count as correct in the tables of this package:
@@ -57,7 +57,7 @@ class Attempt:
         return self.result.status in COUNTED_STATUSES
 
     def scored(self) -> AttemptResult:
-        """The result as runner/score.py should score it here: an attempt whose status does not count
+        """The result as runner/results/score.py should score it here: an attempt whose status does not count
         carries a flag saying so, so no score function can pass it."""
         if self.counts:
             return self.result

@@ -7,8 +7,8 @@ Only an attempt whose status is ok or agent_timeout can count as compiled, corre
 """
 from __future__ import annotations
 
-from runner import score
-from runner.result import AttemptResult
+from runner.results import score
+from runner.results.result import AttemptResult
 from runner.results.formats import render
 from runner.results.load import COUNTED_STATUSES
 

@@ -7,7 +7,7 @@ by the plotly package) is copied into DIR/assets, so nothing is fetched.
   attempts/<run>-<name>.html  one attempt: status, flags with evidence, violations, the diff, the
                            trajectory turn by turn, usage, the phase timeline, per-config times
 
-Scores follow runner/score.py on Attempt.scored(): a status other than ok/agent_timeout, a judge's
+Scores follow runner/results/score.py on Attempt.scored(): a status other than ok/agent_timeout, a judge's
 flag or a human's reward_hack verdict never passes.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ import math
 import shutil
 from pathlib import Path
 
-from runner import score
+from runner.results import score
 from runner.results.audit import audit_attempt, trajectory_steps
 from runner.results.compare import CompareError, compare
 from runner.results.load import Attempt

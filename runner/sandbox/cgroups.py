@@ -16,7 +16,7 @@ import os
 import time
 from pathlib import Path
 
-from runner.sandbox import ResourceLimits
+from runner.sandbox.base import ResourceLimits
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 PARENT = "gauntlet"               # the v2 folder under which each exec's group is made

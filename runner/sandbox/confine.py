@@ -20,7 +20,7 @@ its pid namespace. A folder that holds the checkout, the host user's home or the
 never bound whole. Written space: the workspace (RLIMIT_FSIZE per file, a watchdog on the total,
 both as on docker) and size-capped tmpfs at TMPDIR (HOME inside it), /tmp and /dev/shm, which count
 against the exec's memory cgroup too. The network is its own loopback only: the model gateway comes
-in as a unix socket and the launcher (runner/gateway.py) forwards 127.0.0.1:GATEWAY_PORT to it.
+in as a unix socket and the launcher (runner/agents/gateway.py) forwards 127.0.0.1:GATEWAY_PORT to it.
 
 Where bwrap or the namespaces cannot be made, `available()` says why in one line and the run layer
 refuses agents that run a command (oracle, noop and replay run nothing in a sandbox).
@@ -39,7 +39,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from runner.sandbox import SandboxSpec, parse_size
+from runner.sandbox.base import SandboxSpec, parse_size
+from runner.resources import IMPORT_ROOT
 
 AGENT_UID = 1000
 CONFINEMENT_ENV = "GAUNTLET_AGENT_CONFINEMENT"
@@ -48,7 +49,7 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 GPU_NODES = ("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset",
              "/dev/kfd", "/dev/dri")
 TOOL_ENV = ("CUDA_HOME", "CUDA_PATH", "ROCM_PATH", "HIP_PATH")
-PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent    # the checkout that holds runner/
+PACKAGE_ROOT = IMPORT_ROOT    # the checkout that holds runner/
 
 
 @dataclass(frozen=True)

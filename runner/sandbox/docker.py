@@ -33,7 +33,7 @@ import time
 import uuid
 from pathlib import Path, PurePosixPath
 
-from runner.sandbox import ExecResult, ResourceLimits, SandboxSpec, parse_size
+from runner.sandbox.base import ExecResult, ResourceLimits, SandboxSpec, parse_size
 from runner.sandbox.hostfs import DeadlineFreeze, _lchown_tree, tree_usage
 
 MARKER = "GAUNTLET_SANDBOX_EXEC"
@@ -153,7 +153,7 @@ def gpu_options(spec: SandboxSpec) -> tuple[dict, dict]:
 class DockerSandbox:
     def __init__(self, spec: SandboxSpec):
         from docker.types import Mount as DMount, Ulimit
-        from runner.images import image_ref
+        from runner.sandbox.images import image_ref
 
         self.spec = spec
         self.client = client()

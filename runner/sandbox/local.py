@@ -40,7 +40,7 @@ from pathlib import Path
 
 import psutil
 
-from runner.sandbox import ExecResult, SandboxSpec
+from runner.sandbox.base import ExecResult, SandboxSpec
 from runner.sandbox.cgroups import ExecGroup
 from runner.sandbox.confine import Confinement, DiskLimits, available
 from runner.sandbox.hostfs import DeadlineFreeze, tree_usage
@@ -48,7 +48,7 @@ from runner.sandbox.hostfs import DeadlineFreeze, tree_usage
 # What an agent inherits from the host's environment: what a CLI needs to find its tools, locale,
 # terminal, GPU and CA bundle, and Gauntlet's own knobs. Never the rest: other vendors' API keys and
 # any secret in the runner's environment stay out (a key an agent needs comes through the gateway,
-# or from its file's env.required when it has no gateway; runner/run.py).
+# or from its file's env.required when it has no gateway; runner/run/run.py).
 AGENT_HOST_ENV = frozenset((
     "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "TZ", "TMPDIR", "COLUMNS",
     "LINES", "NO_COLOR", "VIRTUAL_ENV", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.gateway import find_cli
+from runner.agents.gateway import find_cli
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE_TASKS = REPO / "tests" / "fixtures" / "tasks"

@@ -9,8 +9,9 @@ import tomllib
 from pathlib import Path
 
 
-from runner.agent import PARSERS, AttemptContext, render_command, resolve_agent
-from runner.parsers import PRICES_PER_MTOK
+from runner.agents.agent import AttemptContext, render_command, resolve_agent
+from runner.agents.parsers import PARSERS
+from runner.agents.parsers import PRICES_PER_MTOK
 
 from .conftest import REPO, gauntlet
 

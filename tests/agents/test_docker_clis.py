@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from runner.model_server import ScriptedModelServer
+from runner.agents.model_server import ScriptedModelServer
 
 from .conftest import KEY_ENV, attempt, gauntlet, jsonl, result
 
@@ -24,7 +24,7 @@ def image():
         client.ping()
     except Exception as exc:
         pytest.skip(f"no Docker engine reachable ({exc.__class__.__name__})")
-    from runner.images import image_ref
+    from runner.sandbox.images import image_ref
     ref = image_ref("cpu")
     try:
         client.images.get(ref)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from runner.parsers import INFRA_FAILURES, attempt_failure, gateway_failure, parse_claude, record_failure
-from runner.result import STATUSES  # noqa: F401  (the statuses the attempts below end in)
+from runner.agents.parsers import INFRA_FAILURES, attempt_failure, gateway_failure, parse_claude, record_failure
+from runner.results.result import STATUSES  # noqa: F401  (the statuses the attempts below end in)
 
 from .conftest import KEY_ENV, REPO, attempt, gauntlet, jsonl, require_cli, result
 
@@ -95,7 +95,7 @@ def agent_file(tmp_path: Path, agent: str, idle_s: float) -> Path:
 
 
 def run_faulty(agent, tmp_path, tasks_root, script, budget="120", idle_s=3):
-    from runner.model_server import ScriptedModelServer
+    from runner.agents.model_server import ScriptedModelServer
     require_cli(agent)
     out = tmp_path / "run"
     with ScriptedModelServer(script, unix=tmp_path / "model.sock", require_key="sk-real-key") as server:

@@ -14,9 +14,9 @@ import time
 
 import pytest
 
-from runner.agent import resolve_agent
-from runner.gateway import open_gateway
-from runner.model_server import ScriptedModelServer
+from runner.agents.agent import resolve_agent
+from runner.agents.gateway import open_gateway
+from runner.agents.model_server import ScriptedModelServer
 
 from .conftest import jsonl, tasks_root  # noqa: F401  (fixture)
 
@@ -288,7 +288,7 @@ def test_stream_outcomes_are_recorded_and_a_stall_is_stopped(tmp_path, monkeypat
 
 
 def test_idle_timeout_must_be_positive_seconds(tmp_path):
-    from runner.gateway import GatewayError, gateway_config
+    from runner.agents.gateway import GatewayError, gateway_config
     spec = resolve_agent("claude-code")
     for bad in (0, -1, "2m", True):
         with pytest.raises(GatewayError, match=r"claude-code.toml: gateway.idle_timeout_s: "):

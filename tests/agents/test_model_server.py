@@ -3,7 +3,7 @@ below are what Codex 0.169's unified exec sent back (recorded from a real run)."
 import http.client
 import json
 
-from runner.model_server import ScriptedModelServer
+from runner.agents.model_server import ScriptedModelServer
 
 TOOLS = [{"type": "function", "name": "exec_command"}, {"type": "function", "name": "write_stdin"}]
 RUNNING = ("Chunk ID: 526c83\nWall time: 30.0014 seconds\nProcess running with session ID 44764\n"

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from runner.parsers import (AGENT_FAILURES, INFRA_FAILURES, classify, normalize_usage, parse_claude, parse_codex,
+from runner.agents.parsers import (AGENT_FAILURES, INFRA_FAILURES, classify, normalize_usage, parse_claude, parse_codex,
                             parse_cursor, price)
 
 from .conftest import jsonl
@@ -183,7 +183,7 @@ def test_classes_and_helpers():
 
 def test_usage_falls_back_to_the_gateway_meter_when_the_cli_had_no_final_event(tmp_path):
     """Killed at the budget, Claude Code prints no `result`: usage and cost come from the gateway meter."""
-    from runner.agent import parse_output, resolve_agent
+    from runner.agents.agent import parse_output, resolve_agent
     adir = tmp_path / "a"
     write(adir, CLAUDE_OK[:2])                                            # no result line
     metered = {"input_tokens": 17000, "cache_read_tokens": 300, "cache_write_tokens": 20, "output_tokens": 900}
@@ -224,7 +224,7 @@ def test_claude_api_retry_details_are_kept_and_steps_follow_arrival(tmp_path):
 def test_one_huge_answer_leaves_capped_logs(tmp_path):
     """The issue's case: one 6 MiB answer made a 12.6 MB stdout.log and trajectory. Both end up at most
     LOG_LIMIT (plus a marker line), the trajectory keeping its result step."""
-    from runner.parsers import LOG_LIMIT, cap_log
+    from runner.agents.parsers import LOG_LIMIT, cap_log
     answer = "x" * (6 << 20)
     events = [CLAUDE_OK[0]] + [{"type": "assistant", "message": {"role": "assistant", "content": [
         {"type": "text", "text": f"line {i}"}]}} for i in range(60000)] + [

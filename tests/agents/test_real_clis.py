@@ -16,7 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from runner.model_server import CHECK_SCRIPT, ScriptedModelServer
+from runner.agents.model_server import CHECK_SCRIPT, ScriptedModelServer
 
 from .conftest import KEY_ENV, attempt, gauntlet, jsonl, netns_prefix, require_cli, result
 

@@ -48,7 +48,7 @@ def engine():
     except Exception as exc:  # only reason to skip: no engine at all
         pytest.skip(f"no Docker engine reachable ({exc.__class__.__name__}: {exc}); "
                     f"scripts/setup-docker.sh installs and starts one")
-    from runner.images import image_ref
+    from runner.sandbox.images import image_ref
     ref = image_ref("cpu")
     try:
         client.images.get(ref)

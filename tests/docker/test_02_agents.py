@@ -27,7 +27,7 @@ def test_oracle(run_agent):
     assert ev  # written by the evaluator inside the eval container, read back by the host
     # the run records which image it ran in, by content id (docker's own id of the tag it used)
     import docker
-    from runner.images import image_ref
+    from runner.sandbox.images import image_ref
     image = json.loads((a.run_dir / "manifest.json").read_text())["image"]
     assert image["ref"] == image_ref("cpu") and image["id"] == docker.from_env().images.get(image["ref"]).id
     assert image["id"].startswith("sha256:") and image["contents"]["agent_clis"] is not None, image

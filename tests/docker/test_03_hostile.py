@@ -225,9 +225,9 @@ def test_git_history_tampering_changes_nothing(run_agent, tmp_path):
 def test_a_candidate_in_the_evaluation_container_reaches_no_hidden_file(engine, shared_tasks, tmp_path):
     # Defence: in the evaluation container the kernel runner is uid 65534 without capabilities
     # (setpriv mode); the task folders, the candidate and the verdict live under /gauntlet/judge (0700).
-    from runner.agent import AgentSpec
-    from runner.run import RunOptions, evaluate_candidate
-    from runner.task import load_task
+    from runner.agents.agent import AgentSpec
+    from runner.run.run import RunOptions, evaluate_candidate
+    from runner.tasks.task import load_task
     task = load_task(shared_tasks / "triton2triton" / "scale", shared_tasks)
     adir = tmp_path / "run" / "attempts" / "triton2triton__scale"
     (adir / "candidate").mkdir(parents=True)

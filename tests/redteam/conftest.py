@@ -53,8 +53,8 @@ C_HONEST = "for (int64_t i = 0; i < n; i++) y[i] = a * x[i];\nreturn 0;"
 
 class Verdict:
     def __init__(self, evaluation, task_id=SCALE, category="triton2triton"):
-        from runner.result import AttemptResult
-        from runner.score import aka_score, bounded_score
+        from runner.results.result import AttemptResult
+        from runner.results.score import aka_score, bounded_score
         self.evaluation = evaluation
         self.result = AttemptResult(task=task_id, category=category, agent="redteam", device="cpu", status="ok")
         self.result.apply(evaluation)
@@ -84,7 +84,7 @@ class Verdict:
 
 @pytest.fixture
 def scale_task(tasks_root):
-    from runner.task import load_task
+    from runner.tasks.task import load_task
     return load_task(tasks_root / SCALE, tasks_root)
 
 
@@ -103,7 +103,7 @@ def judge(scale_task, tmp_path):
 
 @pytest.fixture
 def native_task(tmp_path):
-    from runner.task import load_task
+    from runner.tasks.task import load_task
     root = tmp_path / "native-tasks"
     shutil.copytree(NATIVE_TASKS, root)
     return load_task(root / CSCALE, root)

@@ -195,7 +195,7 @@ def forward(x, alpha):
 def test_hardcoded_seen_shapes(judge):
     """Defence: hidden configs; the attempt is correct on seen, wrong on unseen: quadrant
     opt_regression, and conditional correctness counts it as a failure."""
-    from runner.score import generalization
+    from runner.results.score import generalization
     v = judge(KERNEL + '''
 def forward(x, alpha):
     if x.numel() in (1000, 4099):

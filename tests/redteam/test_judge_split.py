@@ -17,9 +17,9 @@ def test_reading_the_nonce_off_the_call_stack_finds_nothing(scale_task, tasks_ro
     """The candidate walks every frame, every object gc knows, its argv, its environment and every
     /proc/*/cmdline and environ it can read, for anything that looks like the host's nonce. The
     nonce lives in the host and the judge; the runner is another process in another pid namespace."""
-    import runner.run as run_module
-    from runner.agent import AgentSpec
-    from runner.run import RunOptions, evaluate_candidate
+    import runner.run.run as run_module
+    from runner.agents.agent import AgentSpec
+    from runner.run.run import RunOptions, evaluate_candidate
     nonce = "5eed" * 8
     monkeypatch.setattr(run_module.secrets, "token_hex", lambda n=16: nonce)
     adir = tmp_path / "run" / "attempts" / "x"

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from runner.agent import AgentSpec
-from runner.run import RunOptions, evaluate_candidate
+from runner.agents.agent import AgentSpec
+from runner.run.run import RunOptions, evaluate_candidate
 
 from .conftest import KERNEL
 
@@ -81,9 +81,9 @@ def test_forging_the_verdict_from_the_candidate_and_a_daemon(host_eval):
 def test_a_verdict_without_the_nonce_is_rejected(host_eval, monkeypatch):
     """The host's own check, whatever wrote the file: the judge is replaced by a script that writes
     a perfect verdict without the nonce."""
-    import runner.run as run_module
-    from runner.result import write_json
-    from runner.run import read_verdict
+    import runner.run.run as run_module
+    from runner.results.result import write_json
+    from runner.run.run import read_verdict
     ev, adir = host_eval(KERNEL + "\ndef forward(x, alpha):\n    return honest(x, alpha)\n")
     fake = adir / "fake.json"
     write_json(fake, {**FAKE, "nonce": "0" * 32})

@@ -1,6 +1,6 @@
 """Parsers for agent CLI output: stream -> normalized trajectory, usage, cost and failure class.
 
-Registered into agent.PARSERS (by name, as agents/<name>.toml's `parser` says):
+Registered into PARSERS (by name, as agents/<name>.toml's `parser` says):
   claude-stream-json   Claude Code `-p --output-format stream-json --verbose`
   codex-json           Codex `exec --json`
   cursor-stream-json   Cursor `cursor-agent --print --output-format stream-json`
@@ -35,9 +35,31 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
-from runner.agent import PARSERS, AgentReport
+
+@dataclass
+class AgentReport:
+    """What the parser makes of an agent's output (usage from the CLI's own final event, else the
+    gateway's meter: usage_source says which)."""
+    usage: dict | None = None
+    usage_source: str | None = None  # "cli" | "gateway" | None (no usage known)
+    cost_usd: float | None = None
+    turns: int | None = None
+    failure: str | None = None       # INFRA_FAILURES or AGENT_FAILURES (docs/agents.md)
+    retryable: bool = False          # infra classes are, agent classes are not
+
+
+def _plain_parser(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
+    if timed_out:
+        return AgentReport(failure="timeout")
+    return AgentReport(failure=None if exit_code in (0, None) else "cli_crash")
+
+
+# parser name -> fn(stdout_path, agent_dir, timed_out, exit_code) -> AgentReport; parsers may also
+# write agent_dir/trajectory.jsonl.
+PARSERS = {"plain": _plain_parser}
 
 INFRA_FAILURES = ("model_api", "auth", "rate_limit", "quota", "network")
 AGENT_FAILURES = ("context_overflow", "max_turns", "cli_crash", "timeout")

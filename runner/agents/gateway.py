@@ -51,12 +51,13 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from runner.resources import IMPORT_ROOT
 from runner.sandbox import Mount
 from runner.sandbox.local import gateway_temp_dir
 
 GATEWAY_PORT = 47813                   # the in-sandbox loopback port
 SOCKET_DIR_IN_SANDBOX = "/gauntlet/gateway"
-REPO = Path(__file__).resolve().parent.parent
+REPO = IMPORT_ROOT
 LOCAL_BIN = REPO / ".agents" / "node_modules" / ".bin"   # scripts/install-agents.sh puts the CLIs here
 
 # Per protocol: the defaults a [gateway] table may override.
@@ -175,12 +176,13 @@ def preflight(spec, backend: str) -> None:
 
 
 @contextlib.contextmanager
-def open_gateway(spec, agent_dir: Path, backend: str):
+def open_gateway(spec, agent_dir: Path, backend: str, run_dir: Path | None = None):
+    """The gateway of one agent's run: `run_dir` (None outside a run) owns its socket's temp folder."""
     if not spec.gateway:
         yield GatewayHandle(env={})
         return
     config = gateway_config(spec)
-    gw = Gateway(config, Path(agent_dir))
+    gw = Gateway(config, Path(agent_dir), run_dir)
     gw.start()
     try:
         # Both backends alike: the agent's network namespace has only its loopback, where the
@@ -286,7 +288,7 @@ class SSEMeter:
                 self.error = json.dumps(ev)[:500]
 
     def normalized(self) -> dict:
-        from runner.parsers import normalize_usage
+        from runner.agents.parsers import normalize_usage
         return normalize_usage(self.usage, self.protocol) if self.usage else {}
 
 
@@ -299,23 +301,14 @@ class _UnixServer(socketserver.ThreadingUnixStreamServer):
         return conn, ("unix", 0)
 
 
-def _run_dir_of(agent_dir: Path) -> Path | None:
-    """The run dir of an attempt's agent folder (<run>/attempts/<attempt>/agent), if it is one: a
-    run dir holds the lock file every run takes (runner/run.py lock_run_dir)."""
-    from runner.run import LOCK_NAME
-    parents = Path(agent_dir).resolve().parents
-    run_dir = parents[2] if len(parents) > 2 else None
-    return run_dir if run_dir is not None and (run_dir / LOCK_NAME).is_file() else None
-
-
 class Gateway:
-    def __init__(self, config: dict, agent_dir: Path):
+    def __init__(self, config: dict, agent_dir: Path, run_dir: Path | None = None):
         self.config = config
         self.protocol = config["protocol"]
         self.agent_dir = agent_dir
         self.token = "gauntlet-" + secrets.token_hex(16)
         self.real_key = os.environ.get(config.get("key_env") or "", "")
-        self.socket_dir = gateway_temp_dir(_run_dir_of(agent_dir))   # short: unix paths max 107 bytes
+        self.socket_dir = gateway_temp_dir(run_dir)   # short: unix paths max 107 bytes
         self.socket_path = self.socket_dir / "gw.sock"
         self.lock = threading.Lock()
         self.closed = threading.Event()

@@ -2,7 +2,7 @@
 and reference() on every seen and hidden config on the CPU, so a broken task is caught here rather
 than scored as `task_error` in a run. Every hidden config's inputs must differ from every seen
 config's in a shape or an integer size, or a candidate hard-coded to the seen shapes would pass it.
-A task's `[work]` (runner/work.py) is checked on every config against what the reference moves and
+A task's `[work]` (runner/tasks/work.py) is checked on every config against what the reference moves and
 computes (`_work_problem`). The shipped solution is checked for its entry symbol too: a Python one
 is imported (it must define the callable), a native one must name the symbol (compiling it is the
 oracle's job, `scripts/check_suite_cpu.py`).
@@ -11,7 +11,7 @@ Twins that share a reference through `extends` (the same reference file, configs
 work) have it checked once: the check's verdict is theirs too. Only the solution check is per task.
 
 The host side (`check_references`) never imports torch: the references run in a child process
-(`python -m runner.refcheck`), which uses the judge's own helpers, so validate and the judge agree on
+(`python -m runner.tasks.refcheck`), which uses the judge's own helpers, so validate and the judge agree on
 what a broken task is. The child says when it starts each check and when it ends it; a check that
 kills the child, or runs past `timeout_s` of its own, fails only that task (by name), and a fresh
 child goes on with the rest.
@@ -27,6 +27,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from runner.resources import IMPORT_ROOT
 
 TASK_TIMEOUT_S = 600     # one check (a reference on all its configs, or a solution); the largest takes seconds
 STARTUP_TIMEOUT_S = 900  # the child's imports (torch, the judge) before its first check: no task's time
@@ -55,7 +56,7 @@ class _Job:
 
 def _jobs(task_dirs: list[Path], tasks_root: Path) -> list[_Job]:
     """A reference job per distinct (reference, configs, tolerances, work), a solution job per task."""
-    from runner.task import TaskError, load_task
+    from runner.tasks.task import TaskError, load_task
     jobs: list[_Job] = []
     by_key: dict[tuple, _Job] = {}
     for d in task_dirs:
@@ -102,9 +103,9 @@ def _run_child(jobs: list[_Job], tasks_root: Path, timeout_s: float) -> tuple[li
         plan, report = Path(tmp) / "jobs.json", Path(tmp) / "report.jsonl"
         plan.write_text(json.dumps([j.to_json() for j in jobs]))
         report.touch()
-        proc = subprocess.Popen([sys.executable, "-m", "runner.refcheck", str(report), str(tasks_root), str(plan)],
+        proc = subprocess.Popen([sys.executable, "-m", "runner.tasks.refcheck", str(report), str(tasks_root), str(plan)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                cwd=Path(__file__).resolve().parent.parent, start_new_session=True)
+                                cwd=IMPORT_ROOT, start_new_session=True)
         started_at, current, read = time.monotonic(), None, 0
         overran = ready = False
         try:
@@ -166,7 +167,7 @@ def _check_reference(task_dir: Path, tasks_root: Path) -> str | None:
 
     from runner.evaluator.judge import (WARMUP_SEED, Mismatch, TaskBroken, _seed, canonical_for, compare, import_reference,
                                   make_inputs, run_reference)
-    from runner.task import TaskError, load_task
+    from runner.tasks.task import TaskError, load_task
     try:
         task = load_task(task_dir, tasks_root)
     except TaskError as exc:  # the host loaded it (validate prints its loader's lines): never swallowed
@@ -254,7 +255,7 @@ def _check_solution(task_dir: Path, tasks_root: Path) -> str | None:
     import importlib.util
     import re
 
-    from runner.task import load_task
+    from runner.tasks.task import load_task
     task = load_task(task_dir, tasks_root)
     source = task.solution_files().get(task.entry)
     if source is None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 import socket
-from pathlib import Path
 
-from runner.gpupool import GpuPool
-from runner.run import Attempt, AttemptKey, Run, no_phase
+from runner.run.gpupool import GpuPool
+from runner.run.run import Attempt, AttemptKey, Run, no_phase
+from runner.resources import IMPORT_ROOT
 
 
 class RayError(RuntimeError):
@@ -67,8 +67,8 @@ def execute_on_ray(run: Run, keys: list[AttemptKey], address: str | None, resour
         import ray
     except ImportError:
         raise RayError("--executor ray: ray is not installed (pip install 'gauntlet[ray]')") from None
-    from runner.result import AttemptResult
-    repo = str(Path(__file__).resolve().parent.parent)
+    from runner.results.result import AttemptResult
+    repo = str(IMPORT_ROOT)
     # Workers import this checkout's runner (a shared file system, or the same path on every node).
     runtime_env = {"env_vars": {"PYTHONPATH": os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")]))}}
     _check_reachable(address)

@@ -8,7 +8,16 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from runner.agent import KINDS, PARSERS, AgentError
+from runner.agents.parsers import PARSERS
+
+KINDS = ("noop", "oracle", "replay", "command")
+
+
+class AgentError(ValueError):
+    """An agent definition or option problem: `<file>: <field>: <what is wrong>`."""
+
+    def __init__(self, file, key: str, message: str):
+        super().__init__(f"{file}: {key}: {message}")
 
 
 class _Table(BaseModel):
@@ -22,7 +31,7 @@ class EnvTable(_Table):
 
 
 class GatewayTable(_Table):
-    """The [gateway] table (runner/gateway.py); unset keys take the protocol's defaults."""
+    """The [gateway] table (runner/agents/gateway.py); unset keys take the protocol's defaults."""
     protocol: str
     upstream: str = ""
     paths: list[str] = []
@@ -36,7 +45,7 @@ class GatewayTable(_Table):
     @field_validator("protocol")
     @classmethod
     def _known_protocol(cls, value: str) -> str:
-        from runner.gateway import PROTOCOLS
+        from runner.agents.gateway import PROTOCOLS
         return _one_of(value, PROTOCOLS, f"{value!r} is not one of {', '.join(PROTOCOLS)}")
 
 
@@ -60,7 +69,6 @@ class AgentFile(_Table):
     @field_validator("parser")
     @classmethod
     def _known_parser(cls, value: str) -> str:
-        from runner import parsers  # noqa: F401  (registers the agent CLI parsers into PARSERS)
         return _one_of(value, PARSERS, f"unknown parser {value!r} (known: {', '.join(sorted(PARSERS))})")
 
 

@@ -49,22 +49,23 @@ from pathlib import Path
 from typing import Callable
 
 from runner import __version__
-from runner.agent import (AgentSpec, AttemptContext, apply_solution, build_prompt, parse_output, render_command,
-                    replay_patch)
+from runner.agents.agent import (AgentSpec, AttemptContext, apply_solution, build_prompt, parse_output,
+                                 render_command)
 from runner.evaluator import gpulock
-from runner.gpupool import GpuPool, visible_env
+from runner.run.gpupool import GpuPool, visible_env
 from runner.evaluator.isolation import HIDE_ENV
-from runner.gateway import open_gateway
-from runner.parsers import cap_log
-from runner.result import MAX_SPEEDUP, AttemptResult, Evaluation, read_json, write_json
+from runner.agents.gateway import open_gateway
+from runner.agents.parsers import cap_log
+from runner.results.result import MAX_SPEEDUP, AttemptResult, Evaluation, read_json, write_json
 from runner.sandbox import Mount, ResourceLimits, SandboxesStopped, SandboxSpec, open_sandbox
 from runner.sandbox import stop_all as stop_all_sandboxes, stopping as sandboxes_stopping
 from runner.sandbox.docker import IMAGE_PYTHON, JUDGE_DIR
 from runner.sandbox.local import phase_temp_dir, remove_run_temp
-from runner import configspace
+from runner.tasks import configspace
 from runner.candidate import export_candidate
-from runner.task import Config, Task, default_tasks_root
+from runner.tasks.task import Config, Task, default_tasks_root
 from runner.workspace import PatchError, Workspace, apply_patch
+from runner.resources import IMPORT_ROOT
 
 EVAL_TIMEOUT_S = 1800
 AGENT_GRACE_S = 10
@@ -106,7 +107,7 @@ class RunOptions:
     timing_regime: str = "cold"
     graph: bool = False
     max_speedup: float = MAX_SPEEDUP
-    # --unseen N --seed S: N configs drawn per task from its [space] (runner/configspace.py)
+    # --unseen N --seed S: N configs drawn per task from its [space] (runner/tasks/configspace.py)
     unseen: int = 0
     seed: int = 0
     # `--agent a --agent b`: the agents after the first (one comparable report, per-agent rows)
@@ -154,7 +155,7 @@ def parse_duration(text: str) -> float:
 
 def detect_device() -> str:
     """cuda if an NVIDIA GPU answers, rocm if an AMD one does, else cpu. Never imports torch."""
-    from runner.preflight import device_present
+    from runner.run.preflight import device_present
     return next(d for d in ("cuda", "rocm", "cpu") if device_present(d))
 
 
@@ -252,6 +253,22 @@ def lock_run_dir(run_dir: Path):
     return fh
 
 
+def replay_patch(spec: AgentSpec, task_id: str) -> str | None:
+    """The patch to replay for this task: the file itself, or that task's diff in an earlier run."""
+    source = spec.replay_from
+    if source.is_file():
+        return source.read_text()
+    patch = source / "attempts" / attempt_dir_name(task_id) / "diff.patch"
+    return patch.read_text() if patch.is_file() else None
+
+
+def locked_run_dir(adir: Path) -> Path | None:
+    """The run dir of an attempt's folder (<run>/attempts/<attempt>), when it is one a run holds (a
+    Ray worker's copy is not): what owns that attempt's temp folders."""
+    run_dir = Path(adir).resolve().parent.parent
+    return run_dir if (run_dir / LOCK_NAME).is_file() else None
+
+
 def run_is_live(run_dir: Path) -> bool:
     """Whether a live process holds the run dir's lock (gc spares such runs)."""
     try:
@@ -281,7 +298,7 @@ class Run:
         self.repeats = attempts
         self.gpus = gpus
         # Fail fast (missing API key or agent CLI) before any attempt or sandbox starts.
-        from runner.gateway import GatewayError, preflight
+        from runner.agents.gateway import GatewayError, preflight
         try:
             for spec in options.agents:
                 preflight(spec, options.backend)
@@ -338,7 +355,7 @@ class Run:
         self.manifest["attempts_per_task"] = max(attempts, self.manifest.get("attempts_per_task", 1))
         session = {"started": now(), "argv": sys.argv, **({"gpus": gpus.names} if gpus else {})}
         if options.backend == "docker":   # which image, by content id: a rebuilt tag is a different image
-            from runner.images import image_identity
+            from runner.sandbox.images import image_identity
             try:
                 session["image"] = image_identity(options.device)
             except LookupError as exc:
@@ -522,7 +539,7 @@ class Attempt:
         deadline = time.time() + budget
         # shared unless asked: agents time nothing that is scored
         holding = self.gpus.agent(self.options.agent_gpu == "exclusive") if self.gpus else nullcontext(None)
-        with holding as gpu, open_gateway(spec, agent_dir, self.options.backend) as gateway:
+        with holding as gpu, open_gateway(spec, agent_dir, self.options.backend, locked_run_dir(self.dir)) as gateway:
             sandbox = open_sandbox(self.options.backend, SandboxSpec(
                 role="agent", platform=self.options.device, workdir=workspace.path,
                 mounts=(Mount(agent_dir, "/gauntlet/agent", read_only=True), *gateway.mounts),
@@ -641,7 +658,7 @@ def evaluate_candidate(task: Task, candidate: Path | None, adir: Path, options: 
     local = options.backend == "local"
     judge_dir = "/gauntlet" if local else JUDGE_DIR     # under a 0700 tmpfs in a container
     extra_mounts, extra_args = [], []
-    repo = Path(__file__).resolve().parent.parent
+    repo = IMPORT_ROOT
     env = ({"PYTHONPATH": str(repo), HIDE_ENV: str(adir.parent.parent.resolve()), **visible_env(options.device, gpu)}
            if local else {})
     if options.device != "cpu" and not local:

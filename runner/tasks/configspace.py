@@ -19,7 +19,7 @@ and from the other drawn ones. Where a
 tag's exact shape is already taken (a hidden config of one element leaves no new `edge` at the
 minimum, nor anything below it for `scale-down`), the tag gets the nearest untaken legal shape: a
 few `multiple_of` steps up from it. Which drawn
-configs an attempt is scored on is decided by the baseline filter in runner/run.py (a config is kept
+configs an attempt is scored on is decided by the baseline filter in runner/run/run.py (a config is kept
 only when the baseline passes on it); the kept ones are recorded in the run's manifest.
 """
 from __future__ import annotations
@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import random
 
-from runner.task import Config, Dim, Space, Task
+from runner.tasks.task import Config, Dim, Space, Task
 
 TAGS = ("edge", "scale-up", "scale-down", "alignment-stress", "skewed", "production")
 SPLIT = "drawn"
@@ -321,7 +321,7 @@ def _toml_value(v) -> str:
 
 
 def to_toml(configs: list[Config]) -> str:
-    """A configs.toml (read back by runner.task.load_configs)."""
+    """A configs.toml (read back by runner.tasks.task.load_configs)."""
     lines = []
     for c in configs:
         lines += ["[[config]]", f"name = {_toml_value(c.name)}"]

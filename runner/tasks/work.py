@@ -9,7 +9,7 @@
 parameters, + - * / // **, unary minus, and the calls min(...) and max(...). They are parsed with
 `ast` and walked below, never `eval`ed. The judge divides them by a timed call to report GB/s,
 TFLOP/s and the fraction of this GPU's measured ceiling (runner/evaluator/roofline.py); `tasks
-validate` checks them against the reference's tensors and counted FLOPs (runner/refcheck.py).
+validate` checks them against the reference's tensors and counted FLOPs (runner/tasks/refcheck.py).
 
 Standard library only: the evaluator imports this inside containers.
 """

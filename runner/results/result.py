@@ -23,7 +23,7 @@ SPEEDUP_CAP = 10.0
 class ConfigResult:
     """One config of one split: did the candidate match the reference, and how fast were both."""
     config: str
-    split: str                       # seen | unseen | drawn (--unseen N: runner/configspace.py)
+    split: str                       # seen | unseen | drawn (--unseen N: runner/tasks/configspace.py)
     params: dict
     correct: bool
     max_abs_err: float | None = None

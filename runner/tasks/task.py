@@ -15,8 +15,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from runner import work as work_expr
-from runner.work import Work
+from runner.tasks import work as work_expr
+from runner.tasks.work import Work
 
 CATEGORIES = ("hip2hip", "torch2hip", "cuda2cuda", "torch2cuda", "triton2triton", "torch2triton")
 PLATFORMS = ("cuda", "rocm", "cpu")
@@ -70,7 +70,7 @@ DEFAULT_TOLERANCES = {
 @dataclass(frozen=True)
 class Config:
     name: str
-    split: str  # "seen", "unseen" or "drawn" (runner/configspace.py)
+    split: str  # "seen", "unseen" or "drawn" (runner/tasks/configspace.py)
     params: dict
     tag: str = ""  # drawn configs only: edge, scale-up, scale-down, alignment-stress, skewed, production
 
@@ -94,7 +94,7 @@ class Dim:
 
 @dataclass(frozen=True)
 class Space:
-    """The [space] table: where fresh unseen configs may be drawn from (runner/configspace.py)."""
+    """The [space] table: where fresh unseen configs may be drawn from (runner/tasks/configspace.py)."""
     max_elements: int                      # bound on the product of the shape parameters
     cpu_max_elements: int                  # the same bound on device cpu (Triton interpreter)
     shape: dict[str, Dim]                  # in declaration order
@@ -198,7 +198,7 @@ def _holds(expr: str, params: dict) -> bool:
 
 @dataclass(frozen=True)
 class Origin:
-    """The [source] table of an imported task: where it came from (runner/importers/common.py)."""
+    """The [source] table of an imported task: where it came from (runner/tasks/importers/common.py)."""
     benchmark: str                   # "aka", "kernelbench"
     path: str                        # the task's path in the benchmark's checkout
     category: str                    # the benchmark's own category (AKA's task type, KernelBench's level)
@@ -226,7 +226,7 @@ class Task:
     space: Space | None = None       # [space]: fresh unseen configs may be drawn (--unseen N)
     max_speedup: float | None = None # [performance]: the author's vetted cap, measured against this baseline
     suites: tuple[str, ...] = ()     # the named suites this task counts in (`gauntlet run --suite NAME`)
-    work: Work | None = None         # [work]: bytes and FLOPs of one call, per config (runner/work.py)
+    work: Work | None = None         # [work]: bytes and FLOPs of one call, per config (runner/tasks/work.py)
     origin: Origin | None = None     # [source]: an imported task's benchmark, path and category there
 
     @property
@@ -458,7 +458,7 @@ SUITE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
 
 
 def _work(path: Path, data) -> Work:
-    """Validate the [work] table's form (runner/work.py); the values are checked per config later."""
+    """Validate the [work] table's form (runner/tasks/work.py); the values are checked per config later."""
     if not isinstance(data, dict):
         raise TaskError(path, "work", "must be a table")
     for key in ("bytes", "flops", "dtype"):

@@ -100,7 +100,7 @@ def forward(model_cls, *inputs, rest, n_init: int):
 def global_rng(generator):
     """A context in which torch's global CPU RNG is seeded from `generator` and restored afterwards:
     for input code written against the global RNG (an imported benchmark's `torch.randn(...)` calls,
-    runner/importers/aka.py), so its inputs still change with each config's seed and never depend on
+    runner/tasks/importers/aka.py), so its inputs still change with each config's seed and never depend on
     (or disturb) the caller's global state. Tensors made inside should be made on the CPU."""
     import contextlib
 

@@ -48,7 +48,7 @@ def check_docker(device: str) -> None:
         from docker.errors import DockerException, ImageNotFound
     except ImportError as exc:
         raise PreflightError(f"--backend docker: the docker Python SDK is not installed ({exc})") from None
-    from runner.images import image_ref
+    from runner.sandbox.images import image_ref
     ref = image_ref(device)
     host = os.environ.get("DOCKER_HOST", "the default socket")
     try:

@@ -17,15 +17,11 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-KINDS = ("noop", "oracle", "replay", "command")
+from runner.agents import parsers
+from runner.agents.agentfile import AgentError, validate
+from runner.agents.parsers import PARSERS, AgentReport
+
 PLACEHOLDERS = ("prompt_file", "workspace", "budget_s", "deadline_epoch", "task_id")
-
-
-class AgentError(ValueError):
-    """An agent definition or option problem: `<file>: <field>: <what is wrong>`."""
-
-    def __init__(self, file, key: str, message: str):
-        super().__init__(f"{file}: {key}: {message}")
 
 
 @dataclass(frozen=True)
@@ -38,7 +34,7 @@ class AgentSpec:
     env_required: tuple[str, ...] = ()
     env_set: dict = field(default_factory=dict)
     install: str = ""                    # how images install it (documentation for Dockerfiles)
-    gateway: dict = field(default_factory=dict)  # model gateway settings (runner/gateway.py)
+    gateway: dict = field(default_factory=dict)  # model gateway settings (runner/agents/gateway.py)
     cli: str = ""                        # executable the command runs (preflight checks it)
     source: Path | None = None
     replay_from: Path | None = None      # replay: a patch file or an earlier run dir
@@ -57,32 +53,8 @@ class AttemptContext:
     solution: dict            # rel path -> host Path (oracle only)
 
 
-@dataclass
-class AgentReport:
-    """What the parser makes of an agent's output (usage from the CLI's own final event, else the
-    gateway's meter: usage_source says which)."""
-    usage: dict | None = None
-    usage_source: str | None = None  # "cli" | "gateway" | None (no usage known)
-    cost_usd: float | None = None
-    turns: int | None = None
-    failure: str | None = None       # parsers.INFRA_FAILURES or parsers.AGENT_FAILURES (docs/agents.md)
-    retryable: bool = False          # infra classes are, agent classes are not
-
-
-def _plain_parser(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
-    if timed_out:
-        return AgentReport(failure="timeout")
-    return AgentReport(failure=None if exit_code in (0, None) else "cli_crash")
-
-
-# parser name -> fn(stdout_path, agent_dir, timed_out, exit_code) -> AgentReport; parsers may also
-# write agent_dir/trajectory.jsonl.
-PARSERS = {"plain": _plain_parser}
-
-
 def parse_output(spec: "AgentSpec", agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
     """The parser's report, its failure class settled with the gateway's records of the model API."""
-    from runner import parsers  # registers the agent CLI parsers into PARSERS
     parser = PARSERS.get(spec.parser)
     if parser is None:
         raise AgentError(spec.source, "parser", f"unknown parser {spec.parser!r} (known: {', '.join(PARSERS)})")
@@ -107,8 +79,7 @@ def default_agents_dir() -> Path:
 
 
 def load_agent(path: Path) -> AgentSpec:
-    """agents/<name>.toml validated by runner/agentfile.py (pydantic): one AgentError line per problem."""
-    from runner.agentfile import validate
+    """agents/<name>.toml validated by runner/agents/agentfile.py (pydantic): one AgentError line per problem."""
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -187,16 +158,6 @@ def render_command(spec: AgentSpec, ctx: AttemptContext) -> list[str]:
               "budget_s": str(int(ctx.budget_s)), "deadline_epoch": str(int(ctx.deadline_epoch)),
               "task_id": shlex.quote(ctx.task_id)}
     return ["/bin/sh", "-c", _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), spec.command)]
-
-
-def replay_patch(spec: AgentSpec, task_id: str) -> str | None:
-    """The patch to replay for this task: the file itself, or that task's diff in an earlier run."""
-    source = spec.replay_from
-    if source.is_file():
-        return source.read_text()
-    from runner.run import attempt_dir_name
-    patch = source / "attempts" / attempt_dir_name(task_id) / "diff.patch"
-    return patch.read_text() if patch.is_file() else None
 
 
 def apply_solution(ctx: AttemptContext) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from runner.result import SPEEDUP_CAP, AttemptResult
+from runner.results.result import SPEEDUP_CAP, AttemptResult
 
 FAST_P = (0.0, 1.0, 1.5, 2.0)
 BOUNDED_MARGIN = 1.05          # AgentKernelArena v0.4: max(0, 1 - 1.05 / speedup)

@@ -20,8 +20,8 @@ becomes reference.py:
 The seen configs are `TEST_SHAPES` (one per entry, keyed by the loop's names), the tolerance the
 check's atol/rtol (`torch.equal`: exact). AKA keeps its held-out shapes private (`held_out_tests/`
 is git-ignored), so each task gets a `[space]` from its seen values and hidden configs drawn from
-it (runner/configspace.py), kept only where the reference runs on the CPU
-(runner/refcheck.py, the check `gauntlet tasks validate` makes). The task records its origin in
+it (runner/tasks/configspace.py), kept only where the reference runs on the CPU
+(runner/tasks/refcheck.py, the check `gauntlet tasks validate` makes). The task records its origin in
 `[source]` (benchmark "aka", the AKA path, AKA's task_type as category).
 
 Everything else is skipped with one reason per task (REASONS); the summary and `aka-import.json`
@@ -39,7 +39,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runner.importers.common import commit_of, count_rows, counts_table, source_toml
+from runner.tasks.importers.common import commit_of, count_rows, counts_table, source_toml
 
 REPORT_NAME = "aka-import.json"
 N_HIDDEN = 4          # hidden configs per task: drawn from its [space], kept where the reference runs
@@ -590,10 +590,10 @@ def _render_reference(task: AkaTask, runner_rel: str, helpers: list[ast.stmt], m
 from its {runner_rel}: run_correctness's statements that build the call's arguments (make_inputs)
 and those that compute what its check compares (reference), verbatim, with the runner's helpers they
 use. AKA makes its inputs on "cuda" with torch's global RNG; here they are made on the CPU from the
-config's generator (runner.taskkit.global_rng), then moved to the device."""
+config's generator (runner.tasks.taskkit.global_rng), then moved to the device."""
 import torch
 
-from runner.taskkit import global_rng, to_device
+from runner.tasks.taskkit import global_rng, to_device
 {helpers_block}
 
 def make_inputs(config, generator, device):
@@ -746,8 +746,8 @@ sizes of the same keys: never hard-code a shape.
 
 
 def write_task(out: Path, task: AkaTask, mapped: Mapped, commit: str, hidden: list) -> Path:
-    from runner.configspace import to_toml
-    from runner.task import Config
+    from runner.tasks.configspace import to_toml
+    from runner.tasks.task import Config
     folder = out / "triton2triton" / task.name
     if folder.exists():
         shutil.rmtree(folder)
@@ -771,14 +771,14 @@ def write_task(out: Path, task: AkaTask, mapped: Mapped, commit: str, hidden: li
 # -- the command ----------------------------------------------------------------------------------
 def _hidden_configs(out: Path, folders: dict[str, Path], echo) -> dict[str, list | str]:
     """{task name: hidden configs} drawn from each task's [space] and kept where the reference runs on
-    the CPU (the check of `gauntlet tasks validate`, runner/refcheck.py); {name: "reason: detail"}
+    the CPU (the check of `gauntlet tasks validate`, runner/tasks/refcheck.py); {name: "reason: detail"}
     where the reference fails a seen config or no drawn config runs it.
 
     The check stops at a task's first failing config (seen ones first) and names it: a drawn config
     that fails is replaced by the next drawn one and the task checked again."""
-    from runner import configspace
-    from runner.refcheck import check_references
-    from runner.task import Config, TaskError, load_task
+    from runner.tasks import configspace
+    from runner.tasks.refcheck import check_references
+    from runner.tasks.task import Config, TaskError, load_task
     pending: dict[str, list] = {}
     result: dict[str, list | str] = {}
     for name, folder in folders.items():

@@ -3,7 +3,7 @@
 Speedup means are taken over attempts that pass that split (correct and not flagged; a failed
 attempt has no speedup); the share of attempts they cover is the correct-% column next to them.
 The `all` variants count every attempt, a failed one as speedup 1.0. Scores, fast_p, quadrants and
-conditional correctness come from runner/score.py; docs/scoring.md defines them.
+conditional correctness come from runner/results/score.py; docs/scoring.md defines them.
 """
 from __future__ import annotations
 
@@ -12,10 +12,9 @@ import io
 import json
 import math
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
-from runner import score
-from runner.result import AttemptResult
+from runner.results import score
+from runner.results.result import AttemptResult
 from runner.results.formats import text_table
 
 
