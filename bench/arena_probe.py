@@ -3,7 +3,7 @@
 
 The judge's noop read the candidate's runner 2-4 % slower than the baseline's on memory-bound
 configs (cuda2cuda/rmsnorm rows8192-cols4096, cuda2cuda/transpose rows1000003-cols13; 4 of 4
-noops, docs/results/h100-2026-11-26h.md and -26i.md), a bias the per-launch process offset does not
+noops, results/h100-2026-11-26h.md and -26i.md), a bias the per-launch process offset does not
 model. The candidate's runner differs in its history: it built and timed the baseline first (the
 probe), ran the profiler in a correctness call (the native launch check), then loaded the kernel.
 

@@ -3,7 +3,7 @@
 
 With the arena, memory-bound configs read the same in both runner processes; small launch-bound
 ones (2-10 us) still read a constant apart within one evaluation, up to 0.4-0.8 us a call in either
-direction (cuda2cuda/log_softmax on an H100 and an H200, docs/results/gpu-2026-11-27.md), after a
+direction (cuda2cuda/log_softmax on an H100 and an H200, results/gpu-2026-11-27.md), after a
 process offset measured on the baseline's copy of the code before the candidate's was loaded. If the
 level belonged to the process, that offset would have removed it; the candidate's runner runs another
 loaded copy of the same code (its own build) than the one the offset was measured on.

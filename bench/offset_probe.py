@@ -2,7 +2,7 @@
 
 The judge's noop on triton2triton/softmax reads a self-speedup of up to ~1.5 %: each runner process
 runs the three-launch baseline at its own level, fixed for the life of the process (the fifth
-session's `--clock` runs: docs/results/h100-2026-11-26e.md). The first modes start fresh processes
+session's `--clock` runs: results/h100-2026-11-26e.md). The first modes start fresh processes
 one after another, each timing the task's shipped kernel on square-1800 with CUDA events around a
 call (256 MB flush before each, no launch gate: host launch time leaks into these samples):
 

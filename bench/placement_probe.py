@@ -2,7 +2,7 @@
 
 On the H100 the judge's noop on cuda2cuda/rmsnorm read 2.2 % apart on rows8192-cols4096 (128 MB in,
 128 MB out, 130 us) while a config of the same kernel at 36 us read 0.8 % and the 22-60 ms ones
-under 0.2 % (docs/results/h100-2026-11-26g.md): a process effect the one-figure process offset does
+under 0.2 % (results/h100-2026-11-26g.md): a process effect the one-figure process offset does
 not model. The runner gives every timed batch new buffers (kernel_runner._move_buffers: a spacer of
 random size, then the inputs cloned), but through PyTorch's caching allocator, which hands out the
 segments it already holds: the physical pages under them were fixed when the process first made

@@ -4,4 +4,4 @@
 # and the offset 3) and a second timing where a config's device-sync gap reads high (call 1 flagged an
 # honest noop's 22.7 us config that way).
 # The same command as call 1 (the code under it differed).
-exec bash docs/results/gpu-2026-11-27b/call1.sh
+exec bash results/gpu-2026-11-27b/call1.sh
