@@ -2,7 +2,7 @@
 # GPU call 5 of 2026-11-27 (session 11), issue 10: the checkout (rounds per config, paired figure,
 # profiler at every runner's start) with every timed sample in the judge's trace
 # (GAUNTLET_JUDGE_TRACE_SAMPLES), so statistics can be compared on one set of samples afterwards
-# (bench/replay_stats.py): the small-call noops twice, four other tasks once.
+# (bench/archive/replay_stats.py): the small-call noops twice, four other tasks once.
 set -uo pipefail
 . bench/gpu_env.sh || exit 1
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; python3 -c "import torch, triton; print(torch.__version__, triton.__version__)"; } > $OUT/env.txt 2>&1

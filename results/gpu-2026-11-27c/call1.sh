@@ -3,7 +3,7 @@
 # (43e7b45: the graph-mode fix 5651569 never ran on a GPU); (2) a diagnosis of the small calls'
 # residual: GAUNTLET_JUDGE_OFFSET_ALL times the baseline against the candidate's runner (the probe)
 # on every config, not just the quickest, every sample in the trace. Not applied: the verdict is as
-# committed; bench/replay_stats.py reads the per-config offsets afterwards.
+# committed; bench/archive/replay_stats.py reads the per-config offsets afterwards.
 set -uo pipefail
 . bench/gpu_env.sh || exit 1
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; python3 -c "import torch, triton; print(torch.__version__, triton.__version__)"; } > $OUT/env.txt 2>&1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU call 2 of 2026-11-27 (session 12), issue 10. (1) bench/instance_bias.py: do loaded copies of one
+# GPU call 2 of 2026-11-27 (session 12), issue 10. (1) bench/archive/instance_bias.py: do loaded copies of one
 # kernel, or its buffers' places, read apart in one process? (2) A/B, interleaved per task, one noop
 # each: the committed runner (.carry/head = 43e7b45's runner/) against this checkout, whose runners
 # open one empty profiler session before anything is built (kernel_runner._attach_profiler), every
@@ -8,7 +8,7 @@ set -uo pipefail
 . bench/gpu_env.sh || exit 1
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; python3 -c "import torch, triton; print(torch.__version__, triton.__version__)"; } > $OUT/env.txt 2>&1
 cat $OUT/env.txt
-timeout 100 python3 -u bench/instance_bias.py --copies 6 --regimes cold --out /tmp/instance.json > $OUT/instance.txt 2>&1
+timeout 100 python3 -u bench/archive/instance_bias.py --copies 6 --regimes cold --out /tmp/instance.json > $OUT/instance.txt 2>&1
 cat $OUT/instance.txt | cut -c1-200
 export GAUNTLET_JUDGE_TRACE_SAMPLES=1
 for t in cuda2cuda/gelu triton2triton/permute triton2triton/gelu cuda2cuda/log_softmax; do

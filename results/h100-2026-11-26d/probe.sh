@@ -4,7 +4,7 @@
 # "noop reads ~1.0x on X->X").
 set -uo pipefail
 . bench/gpu_env.sh || exit 1
-timeout 120 python3 bench/offset_probe.py --pattern --procs 3 --reps 300 > $OUT/offset-pattern.txt 2>&1; cat $OUT/offset-pattern.txt
+timeout 120 python3 bench/archive/offset_probe.py --pattern --procs 3 --reps 300 > $OUT/offset-pattern.txt 2>&1; cat $OUT/offset-pattern.txt
 mkdir -p /tmp/fid
 timeout 330 python3 bench/judge_gpu.py fidelity --out /tmp/fid --tasks cuda2cuda/gelu cuda2cuda/layernorm \
   triton2triton/cross_entropy triton2triton/rotary > $OUT/fidelity.txt 2>&1

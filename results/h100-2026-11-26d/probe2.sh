@@ -3,5 +3,5 @@
 # timed sequences survive a CUDA graph (no host launches), a PyTorch kernel, a smaller or no flush?
 set -uo pipefail
 . bench/gpu_env.sh || exit 1
-timeout 200 python3 bench/offset_probe.py --variants --procs 3 --reps 300 > $OUT/offset-variants.txt 2>&1
+timeout 200 python3 bench/archive/offset_probe.py --variants --procs 3 --reps 300 > $OUT/offset-variants.txt 2>&1
 cat $OUT/offset-variants.txt

@@ -15,7 +15,7 @@ set -uo pipefail
 cat $OUT/env.txt
 bus=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader | head -1 | tr 'A-F' 'a-f' | sed 's/^0000//')
 local=$(cat /sys/bus/pci/devices/$bus/local_cpulist 2>/dev/null || echo "")
-run() { echo "== $*"; timeout 120 python3 bench/offset_probe.py --clock --procs 4 --rounds 8 "$@" 2>&1 | tail -12; }
+run() { echo "== $*"; timeout 120 python3 bench/archive/offset_probe.py --clock --procs 4 --rounds 8 "$@" 2>&1 | tail -12; }
 { run; run --graph; run --move; [ -n "$local" ] && run --cpus "$local"; run; } > $OUT/clock.txt
 cat $OUT/clock.txt
 mkdir -p /tmp/g1 /tmp/g2

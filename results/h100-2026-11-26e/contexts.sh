@@ -6,7 +6,7 @@
 set -uo pipefail
 . bench/gpu_env.sh || exit 1
 python3 -m pip install -q --no-index --no-deps --target /tmp/pyspy .carry/py_spy-*.whl
-run() { echo "== $*"; timeout 150 python3 bench/offset_probe.py --clock --rounds 5 "$@" 2>&1 | grep -v "^process .*ready" | tail -8; }
+run() { echo "== $*"; timeout 150 python3 bench/archive/offset_probe.py --clock --rounds 5 "$@" 2>&1 | grep -v "^process .*ready" | tail -8; }
 { run --procs 4 --serial; run --procs 4; run --procs 2 --idle 1; run --procs 4 --serial --idle 2; } > $OUT/contexts.txt
 cat $OUT/contexts.txt
 mkdir -p /tmp/gd

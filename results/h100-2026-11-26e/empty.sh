@@ -5,7 +5,7 @@
 # --graph regime stops: stacks of the judge and its runners (kill -USR1) after 75 s.
 set -uo pipefail
 . bench/gpu_env.sh || exit 1
-run() { echo "== $*"; timeout 120 python3 bench/offset_probe.py --clock --procs 4 --rounds 6 "$@" 2>&1 | tail -12; }
+run() { echo "== $*"; timeout 120 python3 bench/archive/offset_probe.py --clock --procs 4 --rounds 6 "$@" 2>&1 | tail -12; }
 { run; run --recal; run --graph --recal; } > $OUT/empty.txt
 cat $OUT/empty.txt
 mkdir -p /tmp/gd

@@ -5,7 +5,7 @@
 # Then the judge's --graph regime (replays now covered by the spin pad, not the gate) on the same task.
 set -uo pipefail
 . bench/gpu_env.sh || exit 1
-run() { echo "== $*"; timeout 110 python3 bench/offset_probe.py --clock --procs 4 --rounds 5 "$@" 2>&1 | grep -v "^process .*ready" | tail -7; }
+run() { echo "== $*"; timeout 110 python3 bench/archive/offset_probe.py --clock --procs 4 --rounds 5 "$@" 2>&1 | grep -v "^process .*ready" | tail -7; }
 { run; run --regime warm; run --kernel trivial3; run --kernel torch_softmax; run --touch; } > $OUT/launches.txt
 cat $OUT/launches.txt
 mkdir -p /tmp/g2

@@ -5,10 +5,10 @@
 # and runners' stacks (kill -USR1 on the python processes only) after 60 s.
 set -uo pipefail
 . bench/gpu_env.sh || exit 1
-run() { echo "== $*"; timeout 110 python3 bench/offset_probe.py --clock --procs 4 --rounds 6 "$@" 2>&1 | tail -12; }
+run() { echo "== $*"; timeout 110 python3 bench/archive/offset_probe.py --clock --procs 4 --rounds 6 "$@" 2>&1 | tail -12; }
 { run --replace flush; run --replace mem; run --replace code; run --replace mem,flush,code; } > $OUT/place.txt
 cat $OUT/place.txt
-{ echo "== --graph --watch"; timeout 90 python3 bench/offset_probe.py --clock --procs 2 --rounds 2 --reps 50 --graph --watch 2>&1 | tail -8; } > $OUT/graph-watch.txt
+{ echo "== --graph --watch"; timeout 90 python3 bench/archive/offset_probe.py --clock --procs 2 --rounds 2 --reps 50 --graph --watch 2>&1 | tail -8; } > $OUT/graph-watch.txt
 cat $OUT/graph-watch.txt
 mkdir -p /tmp/gd
 python3 -m runner.evaluator tasks/triton2triton/softmax --tasks-root tasks --device cuda --out /tmp/gd/r.json \

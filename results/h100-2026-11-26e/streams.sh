@@ -5,7 +5,7 @@
 set -uo pipefail
 . bench/gpu_env.sh || exit 1
 python3 -m pip install -q --no-index --no-deps --target /tmp/pyspy .carry/py_spy-*.whl
-run() { echo "== $*"; timeout 110 python3 bench/offset_probe.py --clock --procs 4 "$@" 2>&1 | grep -v "^process .*ready" | tail -7; }
+run() { echo "== $*"; timeout 110 python3 bench/archive/offset_probe.py --clock --procs 4 "$@" 2>&1 | grep -v "^process .*ready" | tail -7; }
 { run --rounds 8 --streams 4; run --rounds 8 --streams 4 --kernel trivial3; } > $OUT/streams.txt
 cat $OUT/streams.txt
 mkdir -p /tmp/gd

@@ -5,6 +5,6 @@
 # kernel's fastest of K runner processes can cancel the offset, and which K.
 set -uo pipefail
 . bench/gpu_env.sh || exit 1
-run() { echo "== $*"; /usr/bin/time -f "wall %e s" timeout 150 python3 bench/offset_probe.py --clock --procs 12 --rounds 4 "$@" 2>&1 | grep -v "ready" | tail -16; }
+run() { echo "== $*"; /usr/bin/time -f "wall %e s" timeout 150 python3 bench/archive/offset_probe.py --clock --procs 12 --rounds 4 "$@" 2>&1 | grep -v "ready" | tail -16; }
 { run; run; run; } > $OUT/levels.txt 2>&1
 cat $OUT/levels.txt

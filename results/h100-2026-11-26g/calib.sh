@@ -6,7 +6,7 @@
 # (MPS funnels every client through one server), and does CUDA_DEVICE_MAX_CONNECTIONS=1 move it?
 set -uo pipefail
 . bench/gpu_env.sh || exit 1
-run() { echo "== $*"; /usr/bin/time -f "wall %e s" timeout 150 python3 bench/offset_probe.py --clock --rounds 3 --calibrate 10 "$@" 2>&1 | grep -v "ready" | tail -36; }
+run() { echo "== $*"; /usr/bin/time -f "wall %e s" timeout 150 python3 bench/archive/offset_probe.py --clock --rounds 3 --calibrate 10 "$@" 2>&1 | grep -v "ready" | tail -36; }
 {
   nvidia-smi --query-gpu=name,driver_version,compute_mode --format=csv
   run --procs 16

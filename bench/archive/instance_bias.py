@@ -1,6 +1,6 @@
 """Do loaded copies of one kernel read apart on a GPU? (issue 10: the residual of small calls.)
 
-    python3 bench/instance_bias.py [--copies 8] [--rounds 20]
+    python3 bench/archive/instance_bias.py [--copies 8] [--rounds 20]
 
 One process, one clock (timing.GpuClock, as a kernel runner times), fixed inputs. For each case it
 times K things in random order every round and prints each one's figure (the median over rounds of
@@ -29,7 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from runner.evaluator import timing  # noqa: E402
 from runner.evaluator.build import compile_native, device_arch, import_module  # noqa: E402

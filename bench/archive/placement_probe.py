@@ -25,7 +25,7 @@ and prints its median per config. The parent runs PROCS processes per scheme, in
 prints each scheme's per-process medians and their spread (what a noop reads is the difference of
 two processes' medians).
 
-    python3 bench/placement_probe.py [--procs 8] [--schemes fixed virtual physical]
+    python3 bench/archive/placement_probe.py [--procs 8] [--schemes fixed virtual physical]
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TASK = ROOT / "tasks" / "cuda2cuda" / "rmsnorm"
 CONFIGS = {"rows8192-cols4096": (8192, 4096), "rows200003-cols129": (200003, 129), "rows6007-cols1531": (6007, 1531)}
 BATCHES, REPS = 35, 16

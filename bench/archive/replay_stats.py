@@ -2,7 +2,7 @@
 baseline against itself) closest to 1.0, on one set of samples (issue 10's fidelity).
 
     GAUNTLET_JUDGE_TRACE_SAMPLES=1 python3 bench/judge_gpu.py fidelity --agents noop ... --out DIR
-    python3 bench/replay_stats.py DIR|TRACE [DIR|TRACE ...]
+    python3 bench/archive/replay_stats.py DIR|TRACE [DIR|TRACE ...]
 
 Every timed config's trace line holds each round's samples of both runners (`round_samples`), the
 offset's probe line too. Each statistic gives both kernels' figures from them; the baseline's time
@@ -14,7 +14,7 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from runner.evaluator import timing  # noqa: E402
 
 

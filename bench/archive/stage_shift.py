@@ -1,7 +1,7 @@
 """What moves the process offset between its probe and the candidate's stage? (issue 10: the stage
 shift, the last error of small calls.)
 
-    python3 bench/stage_shift.py [--tasks cuda2cuda/gelu triton2triton/gelu] [--repeats 3]
+    python3 bench/archive/stage_shift.py [--tasks cuda2cuda/gelu triton2triton/gelu] [--repeats 3]
 
 The judge measures the candidate runner's process offset once, with the baseline loaded there,
 before the candidate is loaded (Judge.process_offset); on an H100 the same difference read again at
@@ -39,7 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from runner.candidate import kernel_tree  # noqa: E402
 from runner.evaluator import arena, judge as J, timing  # noqa: E402

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU checks of the evaluator that the CPU test suite cannot make (docs/evaluation.md, "GPU-only"):
 # every task's solution through the real evaluator, and a stream-injection candidate.
-# Usage (on a CUDA machine, repo root): OUT=dir [TASKS="a/b c/d"] [EVAL_ARGS="--graph"] [CHEATS=0] bash bench/gpu_smoke.sh
+# Usage (on a CUDA machine, repo root): OUT=dir [TASKS="a/b c/d"] [EVAL_ARGS="--graph"] [CHEATS=0] bash bench/archive/gpu_smoke.sh
 set -u
 OUT=${OUT:-/tmp/gauntlet-smoke}; mkdir -p "$OUT"
 python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name(0))'

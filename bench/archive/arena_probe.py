@@ -22,7 +22,7 @@ and prints A's median over B's per case and scheme: what a noop reads. --sandbox
 children as the judge starts runners (isolation.py), which also shows the arena's fd opening
 across user and PID namespaces.
 
-    python3 bench/arena_probe.py [--pairs 3] [--rounds 8] [--reps 16] [--sandbox bwrap] [--json FILE]
+    python3 bench/archive/arena_probe.py [--pairs 3] [--rounds 8] [--reps 16] [--sandbox bwrap] [--json FILE]
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from runner.evaluator import protocol  # noqa: E402
 

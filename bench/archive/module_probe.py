@@ -17,7 +17,7 @@ session (guard.StreamWatch, what the runner's stream watch and launch check star
 other copies are loaded. Copies apart within a process: the level is the code's;
 together, but processes apart: it is the process's.
 
-    python3 bench/module_probe.py [--procs 3] [--copies 3] [--batches 12] [--reps 32] [--profile] [--json FILE]
+    python3 bench/archive/module_probe.py [--procs 3] [--copies 3] [--batches 12] [--reps 32] [--profile] [--json FILE]
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TASK = ROOT / "tasks" / "cuda2cuda" / "log_softmax"
 CONFIGS = {"rows4096-cols512": (4096, 512), "rows1531-cols1000": (1531, 1000)}
 

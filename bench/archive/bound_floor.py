@@ -1,6 +1,6 @@
 """How tight can the judge's wall-clock bound be? (issue 30, item 3)
 
-    python3 bench/bound_floor.py TRACE_OR_DIR [...]
+    python3 bench/archive/bound_floor.py TRACE_OR_DIR [...]
 
 Replays recorded judge traces (GAUNTLET_JUDGE_TRACE lines with `walls`: per batch the judge's wall
 ms, the repetitions, the sum of the runner's samples) of honest evaluations (noops) and prints, per

@@ -13,10 +13,10 @@ call (256 MB flush before each, no launch gate: host launch time leaks into thes
 
 `--clock` uses the judge's own clock instead (runner/evaluator/timing.GpuClock) in live processes.
 
-    python3 bench/offset_probe.py [--procs 6] [--reps 300] > OUT.txt
-    python3 bench/offset_probe.py --pattern [--procs 3]     # is it the sequence's place, the time, the parity?
-    python3 bench/offset_probe.py --variants [--procs 3]    # a CUDA graph, a PyTorch kernel, other flushes
-    python3 bench/offset_probe.py --clock [--procs 4] [--rounds 8] [--graph] [--move] [--cpus LIST]
+    python3 bench/archive/offset_probe.py [--procs 6] [--reps 300] > OUT.txt
+    python3 bench/archive/offset_probe.py --pattern [--procs 3]     # is it the sequence's place, the time, the parity?
+    python3 bench/archive/offset_probe.py --variants [--procs 3]    # a CUDA graph, a PyTorch kernel, other flushes
+    python3 bench/archive/offset_probe.py --clock [--procs 4] [--rounds 8] [--graph] [--move] [--cpus LIST]
         the judge's own clock (runner/evaluator/timing.GpuClock: flush, launch gate, empty-pair
         subtraction) in PROCS processes alive at once, as the judge keeps its runners: each round
         times one sequence in every process, in a random order; prints each process's medians.
@@ -42,7 +42,7 @@ import sys
 import time
 from pathlib import Path
 
-TASK = Path(__file__).resolve().parent.parent / "tasks" / "triton2triton" / "softmax"
+TASK = Path(__file__).resolve().parents[2] / "tasks" / "triton2triton" / "softmax"
 
 
 def _load(name: str):
