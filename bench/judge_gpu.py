@@ -1,4 +1,4 @@
-"""GPU measurements of the judge split (docs/benchmarks.md, docs/results/).
+"""GPU measurements of the judge split (docs/benchmarks.md, results/).
 
     python3 bench/judge_gpu.py fidelity --out DIR [--repeats N] [--tasks T ...] [--agents noop] [--eval-args=--no-arena]
         every task's solution (oracle) and, for X->X tasks, the task as shipped (noop: baseline

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Propose (or write) each task's vetted `[performance] max_speedup` from the H100 checker tables.
 
-Reads every table row of docs/results/h100-*/*.txt and the two *-task-check.md files written by
+Reads every table row of results/h100-*/*.txt and the two *-task-check.md files written by
 bench/check_native_tasks.py and bench/check_triton_tasks.py (the solution's speedup over the task's
 baseline per config); per task the latest file that times it wins (the two .md tables first, then
 the dated folders and their files by name). A task
@@ -30,8 +30,8 @@ BLOCK = re.compile(r"\n\[performance\]\n(#.*\n)*max_speedup = (\S+)\n")
 def tables() -> dict[str, tuple[list[tuple[float, str]], str]]:
     """task id -> ([(speedup, config), ...], the file): the latest file that times the task."""
     # The two *-task-check.md tables are the first measurements (2026-11-22): every dated folder is later.
-    files = [str(ROOT / "docs/results/native-task-check.md"), str(ROOT / "docs/results/triton-task-check.md")]
-    files += sorted(glob.glob(str(ROOT / "docs/results/h100-*/*.txt")))
+    files = [str(ROOT / "results/native-task-check.md"), str(ROOT / "results/triton-task-check.md")]
+    files += sorted(glob.glob(str(ROOT / "results/h100-*/*.txt")))
     latest = {}
     for name in files:
         per: dict[str, list] = {}
@@ -44,7 +44,7 @@ def tables() -> dict[str, tuple[list[tuple[float, str]], str]]:
                 config = [c for c in cells[1:3] if c not in ("seen", "hidden")][0]
                 per.setdefault(cells[0], []).append((float(re.match(r"^([0-9.]+)x", speed[0]).group(1)), config))
         for task, values in per.items():
-            latest[task] = (values, str(Path(name).relative_to(ROOT / "docs/results")))
+            latest[task] = (values, str(Path(name).relative_to(ROOT / "results")))
     return latest
 
 
