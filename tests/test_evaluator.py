@@ -248,7 +248,7 @@ def test_a_sampled_token_is_checked_through_the_tasks_canonical():
 def test_a_graph_replays_output_is_poisoned_once_per_repetition(monkeypatch):
     """A replay's captured output is poisoned before every timed repetition (stale values fail): as
     one tensor, not row by row (iterating the tensor made 1800 fills a repetition of an 1800-row
-    output, and the judge's --graph regime crawled on an H100, docs/results/h100-2026-11-26e.md)."""
+    output, and the judge's --graph regime crawled on an H100, results/h100-2026-11-26e.md)."""
     import argparse
     import torch
     from runner.evaluator import build
@@ -348,7 +348,7 @@ def test_the_baseline_is_timed_in_the_candidates_process_before_the_candidate_is
 
 
 def test_the_offset_diagnosis_probes_every_config_and_applies_the_quickest_alone(tasks_root, tmp_path, monkeypatch):
-    """GAUNTLET_JUDGE_OFFSET_ALL (bench/replay_stats.py's diagnosis): the baseline is timed against
+    """GAUNTLET_JUDGE_OFFSET_ALL (bench/archive/replay_stats.py's diagnosis): the baseline is timed against
     the candidate's runner on every config before the candidate is loaded, each in the trace; the
     offset applied is still the one of the quickest config, measured last."""
     import json

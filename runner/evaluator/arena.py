@@ -2,7 +2,7 @@
 each kernel reads and writes while it is timed sit on the same physical memory for both.
 
 Why: on an H100 a memory-bound kernel's time depends on where its buffers sit (up to 5 % on a
-128 MB rmsnorm, docs/results/h100-2026-11-26h.md), and each process's caching allocator places
+128 MB rmsnorm, results/h100-2026-11-26h.md), and each process's caching allocator places
 them by its own history, so the same code read a few per cent apart in two runner processes.
 With one arena and the judge naming the offsets of each round, both kernels of a round run on the
 same pages at the same device addresses.

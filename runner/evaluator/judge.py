@@ -97,7 +97,7 @@ LOG_TAIL_BYTES = 600         # of a runner's log, quoted when it dies
 FREEZE_S = 2.0               # how long the judge tries to see every process of the candidate's sandbox stopped
 # The process offset (Judge.process_offset): on an H100 every process pays a cost per kernel launch
 # of its own, fixed when it starts, so one kernel reads 0-4 % apart in two processes (30 us, three
-# launches: docs/results/h100-2026-11-26e.md, -26g.md). Before the candidate is loaded its runner
+# launches: results/h100-2026-11-26e.md, -26g.md). Before the candidate is loaded its runner
 # builds the baseline, and the baseline is timed in both runners on the config of its quickest call;
 # the difference is added to every baseline time, so each speedup is that of two kernels in the
 # candidate's process.
@@ -1076,7 +1076,7 @@ class Judge:
         each in the baseline's runner, while the candidate's runner still builds): a per-launch cost
         weighs most there, and the few rounds of the offset carry that call's noise into every
         config. Chosen by fewest input bytes it was a 3 ms single-row call on an H100, whose +0.4 us of
-        noise made a 10 us config read 4 % apart (docs/results/gpu-2026-11-27.md); a 130 us one
+        noise made a 10 us config read 4 % apart (results/gpu-2026-11-27.md); a 130 us one
         carried 1.4 us of placement into a 36 us config (3.8 %). A baseline that fails here fails
         in its correctness calls; the first config is taken."""
         if len(configs) < 2:
@@ -1267,7 +1267,7 @@ class Judge:
                 base, cand, bound = self.time(baseline, candidate, config)
                 if self._gap_escapes(base, cand):
                     # An honest noop's whole config once read its device-sync gap 20 us above the
-                    # baseline's, and not on a second timing (docs/results/gpu-2026-11-27b.md): a host
+                    # baseline's, and not on a second timing (results/gpu-2026-11-27b.md): a host
                     # thread's wake-up, not the kernel. Work that escapes the stream does so every time,
                     # so the config is timed again and the second timing is the one that counts.
                     first = (cand.gap_ms - base.gap_ms) * 1000
@@ -1563,7 +1563,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             its own copy at the same moment, so both processes go through the same loads between
             the offset and the timing: on an H100 the second native module a runner loaded moved
             its launches by +0.04 to +0.08 us, every time, the offset's whole error on a 2.6 us call
-            (docs/results/gpu-2026-11-27d.md). A candidate's runner started again after a crash
+            (results/gpu-2026-11-27d.md). A candidate's runner started again after a crash
             comes without it: the baseline's own copy is loaded by then."""
             if probe_reply.get("compiled") is True:
                 try:

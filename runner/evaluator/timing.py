@@ -17,7 +17,7 @@ less the median span of an empty pair (`start.record(); end.record()` with nothi
 calibrated at start-up: 1.25 us on an H100), i.e. the time the call adds to the stream. Nsight
 Compute's `gpu__time_duration` excludes the event pair's own cost; without the subtraction every
 event time read about 1 us above it (+4.5 % on a 21 us kernel); with it, single-kernel calls of
-20 us or more agree within -1.7 % to +2.4 % (docs/results/h100-2026-11-23b.md). Baseline and candidate get the same
+20 us or more agree within -1.7 % to +2.4 % (results/h100-2026-11-23b.md). Baseline and candidate get the same
 subtraction. The flush and the spin
 (a device-side busy wait of twice the host launch time seen in warm-up, one pad for both kernels)
 keep the GPU busy while the CPU launches, so host launch cost is hidden the same way for both.
@@ -60,12 +60,12 @@ CPU_FLUSH_BYTES = 4 * 1024 * 1024     # evicts a CPU L2; CPU times are not meani
 # up to ~0.1 us apart, a different amount at each placement (an H100: calls of 2.5-4 us, up to 4 %
 # for one config over 5 rounds), so the number of rounds, not of repetitions, sets how well that
 # averages out: a config gets as many rounds of at least ROUND_REPS repetitions as its share of
-# repetitions allows, from ROUNDS to MAX_ROUNDS (docs/results/gpu-2026-11-27b.md).
+# repetitions allows, from ROUNDS to MAX_ROUNDS (results/gpu-2026-11-27b.md).
 ROUNDS, MAX_ROUNDS, ROUND_REPS = 5, 20, 25
 # ... and a config whose round differences spread widely gets more rounds, up to ROUND_EXTENSION
 # times as many, until the standard error of their median is within ROUND_SE_TARGET of the
 # baseline's figure (an H100: an 8.8 us call whose rounds spread 0.4 us, five times its
-# neighbours', read 4.3 % off after 20 rounds: docs/results/gpu-2026-11-27c.md).
+# neighbours', read 4.3 % off after 20 rounds: results/gpu-2026-11-27c.md).
 ROUND_SE_TARGET, ROUND_EXTENSION = 0.005, 3
 TARGET_SECONDS_PER_KERNEL = 0.4
 MIN_REPS, MAX_REPS = 50, 500
@@ -134,7 +134,7 @@ def stats(name_samples: list[float], escaped: int = 0, gaps=(), rounds: list[lis
     0.1-0.2 us apart, repetition by repetition, and a placement moves all of them by up to 0.7 us
     (the same for both kernels of a round). A median of such a mixture sits on one level or the
     next as the levels' shares move by chance; a round's mean moves with them smoothly. Replayed on
-    H100 samples (146 noop configs, bench/replay_stats.py, docs/results/gpu-2026-11-27b.md): worst
+    H100 samples (146 noop configs, bench/archive/replay_stats.py, results/gpu-2026-11-27b.md): worst
     6.9 % with the median of all samples, 3.2 % this way; calls of 4 us or more 1.1 %. Why a median
     over rounds, not a mean (which read the same): a baseline slowed in a few rounds (GPU work a
     stopped candidate queued before) must not move its figure."""

@@ -2,7 +2,7 @@
 the judge believes them only as far as its own wall clock over each batch allows. Where a class
 needs a GPU to manifest (stream injection, cold-L2 flushing) the mechanism is tested here with
 recording fakes of the clock and the profiler, and the real thing runs on the H100
-(bench/gpu_redteam.py, docs/results/)."""
+(bench/judge_gpu.py redteam, results/)."""
 import pytest
 
 from runner.evaluator import guard, timing
