@@ -265,7 +265,8 @@ def agents_check(agent_name, backend, script, out, budget, **cli_options):
     """
     from runner.agents.gateway import GatewayError
     from runner.run.agent_check import CheckError, run_check
-    from runner.run.run import RunError, parse_duration
+    from runner.run.run import parse_duration
+    from runner.run.layout import RunError
     try:
         budget_s = parse_duration(budget)
     except ValueError as exc:
@@ -432,7 +433,7 @@ def _from_manifest(ctx: click.Context, out: Path) -> None:
     manifest (what the interruption hint prints must work as printed); an option given that differs
     from the manifest's is named by Run with both values."""
     from click.core import ParameterSource
-    from runner.run.run import RunError, read_manifest
+    from runner.run.layout import RunError, read_manifest
     path = Path(out) / "manifest.json"
     if not path.is_file():
         return                      # Run says "holds no run" in one line
@@ -512,7 +513,8 @@ def _run(agent_names, selectors, suite, backend, device, budget, out, resume, co
          timing_regime, graph, max_speedup, unseen, seed, jobs, repeats, gpus, agent_gpu, executor, ray_address,
          ray_resources, **cli_options):
     from runner.results.report import aggregate, render
-    from runner.run.run import Run, RunError, RunOptions, now, parse_duration
+    from runner.run.run import Run, RunOptions, now, parse_duration
+    from runner.run.layout import RunError
     try:
         budget_s = parse_duration(budget)
     except ValueError as exc:
@@ -656,7 +658,7 @@ def eval_cmd(run_dir, device, backend, tasks_root, timing_regime, graph, max_spe
     _preflight(dev, backend)
     options = RunOptions(agent=AgentSpec(name="eval", kind="noop"), device=dev, backend=backend,
                          tasks_root=root, timing_regime=timing_regime, graph=graph, max_speedup=max_speedup)
-    from runner.run.run import RunError
+    from runner.run.layout import RunError
     _terminate_as_exception()
     skipped: list[str] = []
     try:
@@ -875,7 +877,7 @@ def gc(backend, dry_run, run_dirs):
     process holds is spared): with docker, every container and network the runner created (label
     gauntlet.managed=true); locally, the processes that carry a run's marker and the run's temp
     folders ($TMPDIR/gauntlet-run-*). With --workspaces, the workspaces of finished runs."""
-    from runner.run.run import RunError, prune_workspaces, run_is_live
+    from runner.run.layout import RunError, prune_workspaces, run_is_live
     removed = []
     for run_dir in run_dirs:
         try:

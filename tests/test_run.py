@@ -265,7 +265,7 @@ def test_run_dirs_that_are_not_runs_or_are_in_use_get_one_line(tasks_root, tmp_p
     out = tmp_path / "run"
     run(tasks_root, out, "--agent", "noop")
     held = subprocess.Popen([sys.executable, "-c", "import sys, time; sys.path.insert(0, sys.argv[1]); "
-                             "from runner.run.run import lock_run_dir; from pathlib import Path; "
+                             "from runner.run.layout import lock_run_dir; from pathlib import Path; "
                              "h = lock_run_dir(Path(sys.argv[2])); print('held', flush=True); time.sleep(60)",
                              str(REPO), str(out)], stdout=subprocess.PIPE, text=True)
     try:
@@ -279,7 +279,7 @@ def test_run_dirs_that_are_not_runs_or_are_in_use_get_one_line(tasks_root, tmp_p
     finally:
         held.kill()
         held.wait()
-    from runner.run.run import run_is_live
+    from runner.run.layout import run_is_live
     assert not run_is_live(out)                        # the kernel dropped the dead holder's lock
 
     diff = out / "attempts" / ATTEMPT / "diff.patch"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from runner.results.result import AttemptResult, read_json
-from runner.run.run import RunLayout
+from runner.run.layout import RunLayout
 from runner.results.annotations import Annotation, apply_annotation, read_annotations
 
 # Only these statuses leave an attempt that can count as correct in the tables of this package:

@@ -16,7 +16,8 @@ from runner.agents.model_server import CHECK_SCRIPT, ScriptedModelServer, load_s
 from runner.agents.parsers import TOKEN_KEYS
 from runner.resources import suite_root
 from runner.results.result import read_json
-from runner.run.run import Run, RunOptions, attempt_dir_name
+from runner.run.run import Run, RunOptions
+from runner.run.layout import attempt_dir_name
 from runner.tasks.task import load_task
 
 
