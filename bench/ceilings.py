@@ -1,4 +1,4 @@
-"""Measure and print this GPU's ceilings as the judge does (runner/evaluator/roofline.py): device
+"""Measure and print this GPU's ceilings as the judge does (runner/evaluator/judge/roofline.py): device
 copy bandwidth and the vendor GEMM peak per dtype, three times over (the spread is how much the
 measurement itself moves), then the cached figures the judge would use.
 
@@ -25,7 +25,8 @@ def main() -> int:
     args = parser.parse_args()
     import torch
 
-    from runner.evaluator import protocol, roofline
+    from runner.evaluator import protocol
+    from runner.evaluator.judge import roofline
     if not torch.cuda.is_available():
         print("no GPU visible: the ceilings are measured on a GPU only", file=sys.stderr)
         return 2

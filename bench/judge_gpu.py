@@ -350,7 +350,7 @@ def {sym}(*args):
     "skipped_l2_flush": '''
 import sys
 for _name, _mod in list(sys.modules.items()):
-    if _name.endswith("evaluator.timing"):
+    if _name.endswith("evaluator.clock"):
         _mod.GpuClock.flush = lambda self: None
 
 
@@ -611,7 +611,9 @@ NCU_SCRIPT = '''
 import json, sys, torch
 sys.path.insert(0, {root!r})
 from pathlib import Path
-from runner.evaluator.judge import import_reference, _seed, TIMING_SEED
+from runner.evaluator.judge.evaluation import import_reference
+from runner.evaluator.judge.policy import TIMING_SEED
+from runner.evaluator.judge.values import config_seed
 from runner.evaluator.build import compile_native, device_arch, load_native, load_python
 from runner.tasks.task import Config
 root = Path({root!r}) / "tasks" / {task!r}
@@ -620,7 +622,7 @@ if ref is None:
     from runner.tasks.task import load_task
     ref = import_reference(load_task(root, Path({root!r}) / "tasks").reference)
 config = Config(name={name!r}, split="seen", params=json.loads({config!r}))
-gen = torch.Generator().manual_seed(_seed(config, TIMING_SEED))
+gen = torch.Generator().manual_seed(config_seed(config, TIMING_SEED))
 args = list(ref.make_inputs(dict(config.params), gen, "cuda"))
 expected = ref.reference(*args)
 import shutil, tempfile

@@ -22,7 +22,7 @@ PHASES = {
     # the judge
     "import_reference", "_warm_up", "choose", "static_flags", "kernel_tree", "_build", "smallest", "quickest",
     "process_offset", "correctness", "_baseline_stage", "make", "time", "clean_room", "_check_repetition",
-    "_batch", "_time_message", "close_all", "_wait_gone", "retire", "settle", "spin_rate",
+    "_batch", "_time_message", "close_all", "wait_gone", "retire", "settle", "spin_rate",
     # a kernel runner
     "build", "_compile", "_load", "_forget_probe", "inputs", "call", "capture", "export", "release", "serve",
     # the in-process evaluator
@@ -45,7 +45,7 @@ ACTIVITIES = [
     ("triton launch/jit", re.compile(r"triton/runtime")),
     ("native compile", re.compile(r"compile_native|nvcc|hipcc")),
     ("import", re.compile(r"^(<module>|_find_and_load|_load_unlocked|exec_module|import_module)\b")),
-    ("ipc copy", re.compile(r"^(tensor|_received|describe_args|_write|_out_buffers|Shared)\b.*protocol|_received|_out_buffers")),
+    ("ipc copy", re.compile(r"^(tensor|received|describe_args|_write|out_buffers|Shared)\b.*protocol|received|out_buffers")),
     ("compare", re.compile(r"^(compare|_fast_close|_canonical|freeze|freeze_reference)\b")),
     ("reference/inputs", re.compile(r"^(make_inputs|run_reference|reference|expected|add_outliers)\b")),
     ("cuda init", re.compile(r"_lazy_init|init_cuda|cuda/__init__")),

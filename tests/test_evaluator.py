@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from runner.evaluator.judge import CORRECTNESS_SEEDS, OUTLIER_SEEDS, evaluate
+from runner.evaluator.judge.evaluation import evaluate
+from runner.evaluator.judge.policy import CORRECTNESS_SEEDS, OUTLIER_SEEDS
 from runner.tasks.task import load_task
 
 os.environ.setdefault("TRITON_INTERPRET", "1")
@@ -92,7 +93,7 @@ def test_fast_comparison_accepts_and_rejects_exactly_like_isclose(tasks_root):
     """compare() takes a float32 fast path when everything is close; its verdict must be the one
     torch.isclose gives in float64, NaN never passes, and equal infinities pass."""
     import torch
-    from runner.evaluator.judge import Frozen, Mismatch, compare
+    from runner.evaluator.judge.values import Frozen, Mismatch, compare
     task = load_task(tasks_root / SCALE, tasks_root)
     tol = task.tolerance("float32")
     gen = torch.Generator().manual_seed(0)
@@ -119,7 +120,7 @@ def test_atol_scales_with_a_small_outputs_magnitude(tasks_root):
     """A softmax over 4096 columns: every value is near 1/4096, so a fixed atol of 1e-4 passes a row
     of the constant 1/4096. The atol scales with the reference's RMS; an honest float32 answer passes."""
     import torch
-    from runner.evaluator.judge import Frozen, Mismatch, compare
+    from runner.evaluator.judge.values import Frozen, Mismatch, compare
     task = load_task(tasks_root / SCALE, tasks_root)
     gen = torch.Generator().manual_seed(0)
     e = torch.softmax(0.05 * torch.randn(64, 4096, generator=gen), dim=-1)      # near-uniform rows
@@ -184,7 +185,7 @@ def test_a_tie_in_top_k_accepts_either_column_through_the_tasks_canonical():
 
     import torch
 
-    from runner.evaluator.judge import Frozen, Mismatch, canonical_for, compare
+    from runner.evaluator.judge.values import Frozen, Mismatch, canonical_for, compare
 
     from .conftest import REPO
     task = load_task(REPO / "tasks" / "torch2cuda" / "topk", REPO / "tasks")
@@ -217,7 +218,7 @@ def test_a_sampled_token_is_checked_through_the_tasks_canonical():
 
     import torch
 
-    from runner.evaluator.judge import Frozen, Mismatch, canonical_for, compare
+    from runner.evaluator.judge.values import Frozen, Mismatch, canonical_for, compare
 
     from .conftest import REPO
     task = load_task(REPO / "tasks" / "torch2cuda" / "topk_topp_sampling", REPO / "tasks")
@@ -256,14 +257,14 @@ def test_a_graph_replays_output_is_poisoned_once_per_repetition(monkeypatch):
     runner = Runner(argparse.Namespace(device="cpu", language="python", tree=".", entry="k.py", symbol="f",
                                        role="candidate", flag=None))
     x = torch.randn(64, 8)
-    runner.base, runner.tasks.work = [x], [x.clone()]
+    runner.base, runner.work = [x], [x.clone()]
     runner.scratch, runner.generators = [torch.empty_like(x)], [torch.Generator()]
     out = torch.empty(64, 8)
     runner.spec = [torch.empty(64, 8, device="meta")]
     runner.layouts = [_relevant(out.shape, out.stride())]
 
     def replay():
-        out.copy_(runner.tasks.work[0] * 2)
+        out.copy_(runner.work[0] * 2)
         return out
     replay.output = out
     runner.replay = replay
@@ -277,7 +278,7 @@ def test_a_graph_replays_output_is_poisoned_once_per_repetition(monkeypatch):
 
 def _spy_requests(monkeypatch) -> list:
     """(op, role, probe) of every request the judge sends its real runners, in order."""
-    from runner.evaluator.judge import RunnerClient
+    from runner.evaluator.judge.runners import RunnerClient
     events, request = [], RunnerClient.request
 
     def spy(self, message, fds=()):
@@ -297,7 +298,7 @@ def test_the_baseline_is_timed_in_the_candidates_process_before_the_candidate_is
     baseline time carries the one offset measured, and each speedup is still baseline_ms /
     candidate_ms."""
     import json
-    from runner.evaluator.judge import Judge
+    from runner.evaluator.judge.config_judge import Judge
     events = _spy_requests(monkeypatch)
     estimates, made, real_inputs, real_batch = [], [], Judge.inputs, Judge._batch
 
@@ -460,7 +461,7 @@ def test_inputs_sent_to_both_runners_are_sealed_against_writes():
     other reads, so nobody can write them once filled; a runner maps them read-only."""
     import mmap
     import torch
-    from runner.evaluator.judge import SentInputs
+    from runner.evaluator.judge.values import SentInputs
     from runner.evaluator.protocol import Shared
     sent = SentInputs([torch.arange(8, dtype=torch.float32), 3])
     try:
@@ -505,7 +506,7 @@ def test_a_batch_places_its_inputs_and_native_outputs_where_the_judge_says_in_it
     reply = runner.time({"n": 3, "seed": 5, "digest_seed": 9, "keep": True, "regime": "cold", "placement": place}, [])
     assert reply["ok"], reply
     base = runner.arena.address
-    assert runner.tasks.work[0].data_ptr() == base + place["inputs"]
+    assert runner.work[0].data_ptr() == base + place["inputs"]
     assert made and made[-1][0].data_ptr() == base + place["outputs"]
     for i, kept in enumerate(runner.kept):       # each repetition right, on its own perturbed inputs
         inputs = protocol.perturbed([x], protocol.repetition_seed(5, i))
@@ -519,7 +520,7 @@ def test_both_runners_are_timed_on_one_placement_per_round_in_one_arena(tasks_ro
     """use_arena: each timed config gets an arena that both runners map, and every batch of a round
     carries the same placement for both kernels, a new one each round; a native kernel's timed
     outputs in it (one storage with its inputs) are not taken for views of the inputs."""
-    from runner.evaluator.judge import RunnerClient
+    from runner.evaluator.judge.runners import RunnerClient
     seen, request = [], RunnerClient.request
 
     def spy(self, message, fds=()):

@@ -169,14 +169,15 @@ def _fails_everywhere(out: Path, task_id: str, candidate) -> list[str]:
     own inputs and comparison; [] when it fails every one."""
     import torch
 
-    from runner.evaluator.judge import (WARMUP_SEED, Mismatch, _seed, compare, freeze_reference, import_reference,
-                                        make_inputs, run_reference)
+    from runner.evaluator.judge.evaluation import import_reference
+    from runner.evaluator.judge.policy import WARMUP_SEED
+    from runner.evaluator.judge.values import Mismatch, config_seed, compare, freeze_reference, make_inputs, run_reference
     from runner.tasks.task import load_task
     task = load_task(out / task_id, out)
     reference = import_reference(task.reference)
     passed = []
     for config in _configs(task):
-        args = make_inputs(reference, config, torch.Generator().manual_seed(_seed(config, WARMUP_SEED)), "cpu")
+        args = make_inputs(reference, config, torch.Generator().manual_seed(config_seed(config, WARMUP_SEED)), "cpu")
         try:
             compare(task, freeze_reference(candidate(args)), run_reference(reference, args))
             passed.append(config.name)

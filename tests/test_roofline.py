@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from runner.evaluator import roofline
+from runner.evaluator.judge import roofline
 from runner.results.result import AttemptResult, ConfigResult, Evaluation
 
 from .conftest import SCALE

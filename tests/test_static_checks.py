@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.evaluator.static_checks import check_native, check_python
+from runner.evaluator.judge.static_checks import check_native, check_python
 
 REPO = Path(__file__).resolve().parent.parent
 # A file with a Triton kernel, so that only what a case adds can be flagged.
@@ -248,7 +248,7 @@ BASELINES = sorted(p for cat in ("cuda2cuda", "hip2hip", "triton2triton") for p 
 @functools.lru_cache(maxsize=None)
 def _float32_task(task_dir: Path) -> bool:
     """The judge's own answer (its warm-up on the first seen config, on the CPU): is the task float32?"""
-    from runner.evaluator.judge import _warm_up, import_reference
+    from runner.evaluator.judge.evaluation import _warm_up, import_reference
     from runner.tasks.task import load_task
     task = load_task(task_dir, REPO / "tasks")
     return _warm_up(import_reference(task.reference), task, "cpu")
@@ -285,7 +285,7 @@ def test_a_kernel_in_one_of_several_editable_python_files_is_a_custom_kernel(tmp
     kernels get a gauntlet_entry.py): one editable Python file holding the kernel is enough; none is not."""
     from types import SimpleNamespace
 
-    from runner.evaluator.judge import static_flags
+    from runner.evaluator.judge.evaluation import static_flags
     (tmp_path / "entry.py").write_text("from kernel_mod import run\n\n\ndef forward(x):\n    return run(x)\n")
     (tmp_path / "kernel_mod.py").write_text(
         "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef _k(x_ptr):\n    pass\n\n\n"

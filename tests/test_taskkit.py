@@ -95,7 +95,7 @@ def module_task(tmp_path):
 
 
 def evaluate(task, tmp_path, source: str):
-    from runner.evaluator.judge import evaluate as judge
+    from runner.evaluator.judge.evaluation import evaluate as judge
     candidate = tmp_path / f"cand{len(list(tmp_path.glob('cand*')))}"
     candidate.mkdir()
     (candidate / "kernel.py").write_text(textwrap.dedent(source))
@@ -112,7 +112,7 @@ def test_a_module_reference_judges_with_the_weights_the_candidate_was_given(modu
 def test_weights_come_from_the_seed_not_the_global_rng(module_task):
     import torch
 
-    from runner.evaluator.judge import import_reference
+    from runner.evaluator.judge.evaluation import import_reference
     ref = import_reference(module_task.reference)
     config = module_task.configs("seen")[0].params
 
@@ -129,7 +129,7 @@ def test_float32_means_ieee_float32_in_the_runners(tmp_path):
     """The precision policy (runner/evaluator/protocol.py strict_float32) holds in a kernel runner
     before the kernel is imported: cuDNN's TF32 off, Triton's float32 dot default IEEE. The candidate
     reports what it sees by being right or wrong."""
-    from runner.evaluator.judge import evaluate as judge
+    from runner.evaluator.judge.evaluation import evaluate as judge
     task = load_task(FIXTURE_SCALE, FIXTURE_SCALE.parents[1])
     candidate = tmp_path / "cand"
     candidate.mkdir()

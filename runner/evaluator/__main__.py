@@ -1,6 +1,6 @@
 """python -m runner.evaluator TASK_DIR [--candidate DIR] --device D --out FILE
 
-The judge (judge.py) in a process of its own (and, with the docker backend, a container of its
+The judge (judge/) in a process of its own (and, with the docker backend, a container of its
 own); it starts a kernel runner per kernel in a sandbox of its own. The host reads only the JSON
 written to --out. Also the agent's self-check inside its workspace: with --workspace --split seen it
 evaluates the workspace's own editable files on the seen configs.
@@ -18,7 +18,7 @@ from runner.tasks.task import TaskError, load_configs, load_task
 from runner.evaluator import timing
 from runner.results.result import MAX_SPEEDUP
 from runner.evaluator.isolation import CPU_THREADS, HIDE_ENV
-from runner.evaluator.judge import evaluate
+from runner.evaluator.judge.evaluation import evaluate
 from runner.evaluator.protocol import stack_dump_on_signal
 
 

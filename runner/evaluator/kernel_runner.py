@@ -360,9 +360,9 @@ class Runner:
 
     # -- timed repetitions ---------------------------------------------------------------------------
     def _clock(self, msg):
-        from runner.evaluator import timing
+        from runner.evaluator.clock import make_clock
         if self.clock is None:
-            self.clock = timing.make_clock(self.device, msg.get("regime", "cold"), bool(msg.get("graph")))
+            self.clock = make_clock(self.device, msg.get("regime", "cold"), bool(msg.get("graph")))
         return self.clock
 
     def _call_fn(self):

@@ -13,7 +13,7 @@ the wait gives up after `limit` polls (calibrated to about GIVE_UP_MS), and such
 from there on, its synchronization included.
 
 Triton is the compiler here (it is in every GPU runner's environment, on CUDA and ROCm); where it is
-missing or the gate fails its self-test, the clock keeps the spin pad (timing.GpuClock).
+missing or the gate fails its self-test, the clock keeps the spin pad (clock.GpuClock).
 """
 from __future__ import annotations
 

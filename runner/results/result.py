@@ -47,7 +47,7 @@ class ConfigResult:
     # the candidate was loaded (GPU; judge.process_offset): included in baseline_ms
     baseline_offset_ms: float | None = None
     flags: list[str] = field(default_factory=list)  # per-config anti-reward-hacking findings
-    # graded against the hardware (GPU; runner/evaluator/roofline.py): the task's [work] for this config,
+    # graded against the hardware (GPU; runner/evaluator/judge/roofline.py): the task's [work] for this config,
     # the candidate's achieved rates, and roofline time / measured time against this GPU's measured ceilings
     work_bytes: float | None = None
     work_flops: float | None = None

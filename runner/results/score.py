@@ -115,7 +115,7 @@ def speedups(results, split: str = "seen", include_failures: bool = False) -> li
 
 def rooflines(results, split: str = "seen") -> list[float]:
     """The fraction of the GPU's measured roofline (geomean over the split's configs) of every passing
-    attempt that has one (GPU runs of tasks with [work]; runner/evaluator/roofline.py)."""
+    attempt that has one (GPU runs of tasks with [work]; runner/evaluator/judge/roofline.py)."""
     values = [r.roofline_seen if split == "seen" else r.roofline_unseen for r in results if passed(r, split)]
     return [v for v in values if v]
 

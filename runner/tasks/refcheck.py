@@ -165,8 +165,10 @@ def _check_reference(task_dir: Path, tasks_root: Path) -> str | None:
     import torch
     from torch.utils.flop_counter import FlopCounterMode
 
-    from runner.evaluator.judge import (WARMUP_SEED, Mismatch, TaskBroken, _seed, canonical_for, compare, import_reference,
-                                  make_inputs, run_reference)
+    from runner.evaluator.judge.evaluation import import_reference
+    from runner.evaluator.judge.policy import WARMUP_SEED
+    from runner.evaluator.judge.values import (Mismatch, TaskBroken, canonical_for, compare, config_seed, make_inputs,
+                                               run_reference)
     from runner.tasks.task import TaskError, load_task
     try:
         task = load_task(task_dir, tasks_root)
@@ -176,7 +178,7 @@ def _check_reference(task_dir: Path, tasks_root: Path) -> str | None:
         reference = import_reference(task.reference)
         shapes = []
         for config in (*task.configs("seen"), *task.configs("unseen")):
-            generator = torch.Generator().manual_seed(_seed(config, WARMUP_SEED))
+            generator = torch.Generator().manual_seed(config_seed(config, WARMUP_SEED))
             args = make_inputs(reference, config, generator, "cpu")
             shapes.append((config, _shapes(args)))
             try:

@@ -8,7 +8,7 @@
 `bytes` and `flops` are expressions over a config's parameters: numbers, the names of the config's
 parameters, + - * / // **, unary minus, and the calls min(...) and max(...). They are parsed with
 `ast` and walked below, never `eval`ed. The judge divides them by a timed call to report GB/s,
-TFLOP/s and the fraction of this GPU's measured ceiling (runner/evaluator/roofline.py); `tasks
+TFLOP/s and the fraction of this GPU's measured ceiling (runner/evaluator/judge/roofline.py); `tasks
 validate` checks them against the reference's tensors and counted FLOPs (runner/tasks/refcheck.py).
 
 Standard library only: the evaluator imports this inside containers.
@@ -21,7 +21,7 @@ import math
 import operator
 from dataclasses import dataclass
 
-# The dtypes a ceiling is measured for (runner/evaluator/roofline.py): tfloat32 is float32 tensors
+# The dtypes a ceiling is measured for (runner/evaluator/judge/roofline.py): tfloat32 is float32 tensors
 # multiplied on tensor cores, the ceiling a float32 GEMM may use when the task allows TF32.
 DTYPES = ("float32", "tfloat32", "bfloat16", "float16", "float8_e4m3fn", "int8")
 

@@ -36,9 +36,9 @@ def test_cannot_modify_evaluator_or_reference(run_agent, shared_tasks):
     # Defences: runner/ is mounted read-only; the evaluator uses the task's pristine reference,
     # never the workspace's copy (protected files are violations and never cross over).
     before_tasks = tree_digest(shared_tasks)
-    harness = REPO / "runner" / "evaluator" / "judge.py"
+    harness = REPO / "runner" / "evaluator" / "judge" / "evaluation.py"
     command = ("cd {workspace}; "
-               "echo 'raise SystemExit(0)' >> /opt/gauntlet/runner/evaluator/judge.py 2>>denied.txt "
+               "echo 'raise SystemExit(0)' >> /opt/gauntlet/runner/evaluator/judge/evaluation.py 2>>denied.txt "
                "|| echo evaluator-denied >> denied.txt; "
                "printf 'import torch\\n\\ndef make_inputs(config, generator, device):\\n"
                "    return [torch.zeros(1), 0.0]\\n\\ndef reference(x, alpha):\\n    return x * 0\\n' > reference.py; "

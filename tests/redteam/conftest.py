@@ -91,7 +91,7 @@ def scale_task(tasks_root):
 @pytest.fixture
 def judge(scale_task, tmp_path):
     """judge(source, **evaluate_kwargs) -> Verdict, for the Triton fixture task."""
-    from runner.evaluator.judge import evaluate
+    from runner.evaluator.judge.evaluation import evaluate
 
     def run(source: str | bytes, splits=("seen",), measure=False, **kwargs):
         candidate = tmp_path / f"candidate{len(list(tmp_path.glob('candidate*')))}"
@@ -113,7 +113,7 @@ def native_task(tmp_path):
 def native_judge(native_task, tmp_path):
     """native_judge(body, extra="", flags=(), **evaluate_kwargs) -> Verdict: a host C kernel whose
     `launch` has `body`, built by the candidate's runner with cc (the native path without a GPU)."""
-    from runner.evaluator.judge import evaluate
+    from runner.evaluator.judge.evaluation import evaluate
 
     def run(body: str, extra: str = "", splits=("seen",), measure=False, **kwargs):
         candidate = tmp_path / f"ccandidate{len(list(tmp_path.glob('ccandidate*')))}"

@@ -14,7 +14,7 @@ import os
 
 import pytest
 
-from runner.evaluator import judge as judge_module
+from runner.evaluator.judge import config_judge, policy, runners
 
 # Forked at load time: children that would keep running if nothing ended them.
 LINGERING = """
@@ -48,14 +48,14 @@ def _hogs() -> list[int]:
 
 
 def test_the_clean_room_is_timed_only_once_every_candidate_process_is_gone(native_task, tmp_path, monkeypatch):
-    from runner.evaluator.judge import evaluate
+    from runner.evaluator.judge.evaluation import evaluate
     seen_at_clean_room = []
-    real = judge_module.Judge.clean_room
+    real = config_judge.Judge.clean_room
 
     def watched(self, *args, **kwargs):
         seen_at_clean_room.append(_hogs())
         return real(self, *args, **kwargs)
-    monkeypatch.setattr(judge_module.Judge, "clean_room", watched)
+    monkeypatch.setattr(config_judge.Judge, "clean_room", watched)
 
     candidate = tmp_path / "lingering"
     candidate.mkdir()
@@ -69,16 +69,16 @@ def test_the_clean_room_is_timed_only_once_every_candidate_process_is_gone(nativ
     assert ev.compiled and all(c.correct for c in ev.configs), [(c.config, c.error) for c in ev.configs]
     assert seen_at_clean_room == [[]], f"candidate processes alive when the baseline was re-timed: {seen_at_clean_room}"
     cleaned = [c for c in ev.configs if c.baseline_clean_ms is not None]
-    assert len(cleaned) == judge_module.CLEAN_ROOM_CONFIGS and all(c.baseline_clean_ms > 0 for c in cleaned)
+    assert len(cleaned) == policy.CLEAN_ROOM_CONFIGS and all(c.baseline_clean_ms > 0 for c in cleaned)
     assert not _hogs()
 
 
 def test_the_cpu_skips_the_clean_room_unless_asked(native_task, tmp_path, monkeypatch):
     """On the CPU the clean room could only add a note, for two more baseline calls (judge.CLEAN_ROOM)."""
-    from runner.evaluator.judge import evaluate
+    from runner.evaluator.judge.evaluation import evaluate
     calls = []
-    real = judge_module.Judge.clean_room
-    monkeypatch.setattr(judge_module.Judge, "clean_room", lambda self, *a, **k: calls.append(1) or real(self, *a, **k))
+    real = config_judge.Judge.clean_room
+    monkeypatch.setattr(config_judge.Judge, "clean_room", lambda self, *a, **k: calls.append(1) or real(self, *a, **k))
     candidate = tmp_path / "honest"
     candidate.mkdir()
     (candidate / "kernel.c").write_text("#include <stdint.h>\nint launch(const float* x, int64_t n, float a, "
@@ -98,7 +98,7 @@ def test_the_cpu_skips_the_clean_room_unless_asked(native_task, tmp_path, monkey
     (1.3, 1.0, "cpu", None),
 ])
 def test_the_interference_rule(beside, clean, kind, expected):
-    finding = judge_module.interference(beside, clean, kind)
+    finding = runners.interference(beside, clean, kind)
     assert (finding.split(":")[0] if finding else None) == (expected.split(":")[0] if expected else None)
     if expected:
         assert finding.startswith(expected)
@@ -119,7 +119,7 @@ def test_the_time_bounds_negative_side_grows_with_the_baseline(base_ms, cand_ove
     n = 100
     walls = {"baseline": [((base_ms + 1.0) * n, n, base_ms * n)] * 3,           # 1 ms a call unexplained
              "candidate": [((0.03 + cand_over_ms) * n, n, 0.03 * n)] * 3}
-    bound = judge_module.Judge._bound(SimpleNamespace(kind="gpu"), walls, base, cand)
+    bound = config_judge.Judge._bound(SimpleNamespace(kind="gpu"), walls, base, cand)
     assert bound["excess_ms"] == pytest.approx(cand_over_ms - 1.0)
     assert bound["limit_ms"] == pytest.approx(0.5)
     assert (bound["short_ms"] < -bound["low_limit_ms"]) is skipped
@@ -139,6 +139,6 @@ def test_steps_skipped_is_said_only_below_every_baseline_batch(cand_over_ms, ski
     n = 100
     walls = {"baseline": [((0.008 + 1.0) * n, n, 0.008 * n)] * 2 + [((0.008 + 1.8) * n, n, 0.008 * n)] * 3,
              "candidate": [((0.007 + cand_over_ms) * n, n, 0.007 * n)] * 5}
-    bound = judge_module.Judge._bound(SimpleNamespace(kind="gpu"), walls, base, cand)
+    bound = config_judge.Judge._bound(SimpleNamespace(kind="gpu"), walls, base, cand)
     assert bound["excess_ms"] == pytest.approx(cand_over_ms - 1.8)     # the median's figure, as before
     assert (bound["short_ms"] < -bound["low_limit_ms"]) is skipped

@@ -1,6 +1,6 @@
 """Red team, correctness side: each malicious candidate must end not-correct, or flagged and scored
 zero. Each test names the defence that stops it; removing that defence makes the test fail."""
-from runner.evaluator.judge import CORRECTNESS_SEEDS, OUTLIER_SEEDS
+from runner.evaluator.judge.policy import CORRECTNESS_SEEDS, OUTLIER_SEEDS
 
 from .conftest import C_HONEST, KERNEL
 

@@ -293,9 +293,9 @@ def test_wrong_on_the_repetitions_it_guesses_are_not_checked(judge, monkeypatch)
     """Correct on every repetition but one per batch it hopes goes unchecked. The runner commits to
     every repetition's digest before the judge names the one it checks; with every batch checked,
     the wrong one is found."""
-    import runner.evaluator.judge as judge_module
-    monkeypatch.setattr(judge_module, "CHECK_PROBABILITY", 1.0)
-    monkeypatch.setattr(judge_module, "CHECKS_PER_CONFIG", 10**6)
+    from runner.evaluator.judge import config_judge, policy
+    monkeypatch.setattr(policy, "CHECK_PROBABILITY", 1.0)
+    monkeypatch.setattr(policy, "CHECKS_PER_CONFIG", 10**6)
 
     class Pick:            # the judge's choice, pinned to the repetition the candidate spoils
         def __init__(self, rng):
@@ -307,12 +307,12 @@ def test_wrong_on_the_repetitions_it_guesses_are_not_checked(judge, monkeypatch)
         def __getattr__(self, name):
             return getattr(self.rng, name)
 
-    original = judge_module.Judge.__init__
+    original = config_judge.Judge.__init__
 
     def init(self, *args, **kwargs):
         original(self, *args, **kwargs)
         self.rng = Pick(self.rng)
-    monkeypatch.setattr(judge_module.Judge, "__init__", init)
+    monkeypatch.setattr(config_judge.Judge, "__init__", init)
     v = judge(KERNEL + TIMED + '''
 _n = [0]
 
@@ -358,7 +358,7 @@ def test_every_process_of_the_candidates_sandbox_is_stopped_while_the_baseline_i
     import signal
     import time as _time
     from runner.evaluator.isolation import choose
-    from runner.evaluator.judge import RunnerClient
+    from runner.evaluator.judge.runners import RunnerClient
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / "kernel.py").write_text(

@@ -125,7 +125,7 @@ def forward(x, alpha):
 
 def test_the_cheats_pass_the_static_checks():
     """What makes the rest meaningful: no static flag names any of them (the judge's own code)."""
-    from runner.evaluator.static_checks import check_python
+    from runner.evaluator.judge.static_checks import check_python
     for source in (PYTHON_WORKER, FORKED_WORKER, NATIVE_WORKER):
         assert check_python(source) == []
 
@@ -163,7 +163,7 @@ def test_the_watch_lets_the_toolchain_run_and_names_anything_else(tmp_path, peri
     import subprocess
     import sys
 
-    from runner.evaluator.procwatch import ProcessWatch
+    from runner.evaluator.judge.procwatch import ProcessWatch
     work = tmp_path / "work"
     work.mkdir()
     shutil.copy(shutil.which("sleep"), work / "cc")     # a program of the sandbox's, named as the toolchain's
@@ -197,7 +197,7 @@ def test_a_judge_that_cannot_read_the_runner_says_so_and_flags_nothing(monkeypat
     import sys
     import time
 
-    from runner.evaluator import procwatch
+    from runner.evaluator.judge import procwatch
     root = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     real = os.readlink
     try:

@@ -121,9 +121,9 @@ def test_a_digest_forged_from_the_inputs_by_linearity(judge, monkeypatch):
     for an O(n^3) kernel). Every timed repetition returns zeros; the runner commits digests made from
     the inputs, and computes the one repetition the judge names only when asked to export it. The
     digest is now a keyed hash of the outputs' bytes: nothing short of the exact outputs gives it."""
-    import runner.evaluator.judge as judge_module
-    monkeypatch.setattr(judge_module, "CHECK_PROBABILITY", 1.0)
-    monkeypatch.setattr(judge_module, "CHECKS_PER_CONFIG", 10**6)
+    from runner.evaluator.judge import policy
+    monkeypatch.setattr(policy, "CHECK_PROBABILITY", 1.0)
+    monkeypatch.setattr(policy, "CHECKS_PER_CONFIG", 10**6)
     v = judge(KERNEL + TIMED + f'''
 import sys
 _protocol = sys.modules["runner.evaluator.protocol"]
@@ -229,7 +229,7 @@ def test_a_process_that_changes_its_pid_cannot_escape_the_freeze(scale_task, tmp
     timed. The judge now sees every process of the sandbox stopped before it goes on, and when it
     cannot, kills the candidate's sandbox (the config fails)."""
     from runner.evaluator.isolation import choose
-    from runner.evaluator.judge import RunnerClient, RunnerFailed
+    from runner.evaluator.judge.runners import RunnerClient, RunnerFailed
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / "kernel.py").write_text(HOPPER)
@@ -260,7 +260,7 @@ def test_a_look_that_finds_a_newly_ended_process_is_not_clean():
     freeze's walk reading init's children and reaching the process, the walk finds a zombie with no
     children and misses the child, which ran on (seen once under load: the hopper above kept
     running). A zombie not seen ended by the look before now means one more look."""
-    from runner.evaluator.judge import _stop_tree
+    from runner.evaluator.judge.runners import _stop_tree
     root = subprocess.Popen([sys.executable, "-c", "import os, time\n"
                              "if os.fork() == 0:\n    os._exit(0)\ntime.sleep(60)\n"])
     try:

@@ -5,7 +5,7 @@ recording fakes of the clock and the profiler, and the real thing runs on the H1
 (bench/judge_gpu.py redteam, results/)."""
 import pytest
 
-from runner.evaluator import guard, timing
+from runner.evaluator import clock as clocks, guard, timing
 
 from .conftest import C_HONEST, KERNEL, TIMED
 
@@ -40,7 +40,7 @@ class _RecordingTorch:
 
 def _fake_gpu_clock(log, tight=0.010, synced=0.020, tail=0.004, empty=0.0):
     """A GpuClock without a GPU: its events, synchronize and flush record what happens, in order."""
-    clock = object.__new__(timing.GpuClock)
+    clock = object.__new__(clocks.GpuClock)
     clock.regime, clock.flushes = "cold", 0
     times = {}
 
@@ -61,7 +61,7 @@ def _fake_gpu_clock(log, tight=0.010, synced=0.020, tail=0.004, empty=0.0):
     clock._record, clock._elapsed = record, elapsed
     clock._sync = lambda: log.append("device_synchronize")
     clock._event_sync = lambda ev: log.append(f"wait:{ev.name}")
-    clock.tail_ms, clock.tail_limit_ms = tail, tail + timing.ESCAPED_SLACK_MS
+    clock.tail_ms, clock.tail_limit_ms = tail, tail + clocks.ESCAPED_SLACK_MS
     clock.empty_ms = empty
     clock.spin = lambda cycles: log.append(f"spin:{cycles}")
     clock.spin_cycles, clock.cycles_per_ms, clock.host_ms = 0, 1000.0, 0.0
@@ -187,7 +187,7 @@ def test_every_gpu_repetition_is_flush_spin_start_call():
 
 
 def test_every_cpu_repetition_is_preceded_by_a_flush():
-    clock = timing.CpuClock("cold")
+    clock = clocks.CpuClock("cold")
     for i in range(3):
         clock.once(lambda: None)
         assert clock.flushes == i + 1
@@ -343,7 +343,7 @@ def test_a_tasks_vetted_cap_raises_the_threshold(scale_task, tmp_path):
     """A task's `[performance] max_speedup` (its author's measurement) is the threshold in force when
     above the run's: the same speedup that is flagged above is not, and the verdict records it."""
     import dataclasses
-    from runner.evaluator.judge import evaluate
+    from runner.evaluator.judge.evaluation import evaluate
     candidate = tmp_path / "c"
     candidate.mkdir()
     (candidate / "kernel.py").write_text(KERNEL + "\ndef forward(x, alpha):\n    return honest(x, alpha)\n")
@@ -373,7 +373,7 @@ def test_excessive_speedup_on_a_drawn_config_is_a_note(scale_task, tmp_path):
     """A drawn shape was never vetted against the baseline: the excess is a note there, while the
     same speedup on a seen config is flagged."""
     import dataclasses
-    from runner.evaluator.judge import evaluate
+    from runner.evaluator.judge.evaluation import evaluate
     candidate = tmp_path / "c"
     candidate.mkdir()
     (candidate / "kernel.py").write_text(KERNEL + "\ndef forward(x, alpha):\n    return honest(x, alpha)\n")

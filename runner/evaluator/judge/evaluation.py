@@ -1,0 +1,432 @@
+"""The evaluation of one candidate, read top to bottom: task files hashed, reference imported and
+warmed up, static checks, the runners built, then every config judged (config_judge.py), and the
+verdict written."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
+from pathlib import Path
+
+from runner.candidate import kernel_tree
+from runner.results.result import MAX_SPEEDUP, ConfigResult, Evaluation
+from runner.tasks.task import Config, Task
+from runner.evaluator import arena, devtrace, protocol, timing
+from runner.evaluator.judge import roofline, static_checks
+from runner.evaluator.gpulock import exclusive_device
+from runner.evaluator.isolation import Isolation, IsolationError, choose
+from runner.evaluator.judge.config_judge import Judge, Phases
+from runner.evaluator.judge import policy
+from runner.evaluator.judge.runners import RunnerClient, RunnerFailed, close_all, wait_gone
+from runner.evaluator.judge.values import Mismatch, TaskBroken, as_tuple, clone_args, config_seed, device_kind
+
+
+
+# -- the evaluation ----------------------------------------------------------------------------------
+def task_digest(folders) -> dict[str, str]:
+    """sha256 of every file under the task's folders (its own and the ones it extends)."""
+    import hashlib
+    digest = {}
+    for folder in folders:
+        for path in sorted(Path(folder).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                try:
+                    digest[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+                except OSError:
+                    digest[str(path)] = "unreadable"
+    return digest
+
+
+def _warm_up(reference, task: Task, device: str) -> bool:
+    """Run the reference once; returns whether the task is float32-only."""
+    import torch
+    torch_device = "cpu" if device == "cpu" else "cuda"
+    configs = task.configs("seen")
+    gen = torch.Generator().manual_seed(config_seed(configs[0], policy.WARMUP_SEED))
+    try:
+        args = list(reference.make_inputs(dict(configs[0].params), gen, torch_device))
+        outs = as_tuple(reference.reference(*clone_args(args)))
+    except Exception as exc:
+        raise TaskBroken(f"the reference failed on {configs[0].name}: {type(exc).__name__}: {str(exc)[:200]}") from None
+    floats = {str(t.dtype).removeprefix("torch.") for t in (*args, *outs)
+              if isinstance(t, torch.Tensor) and t.is_floating_point()}
+    return bool(floats) and floats <= {"float32", "float64"}
+
+
+def import_reference(path: Path):
+    """The task's reference module (trusted task code, from the pristine task folder)."""
+    import importlib.util
+    if not path.is_file():
+        raise TaskBroken(f"{path.name}: file not found")
+    spec = importlib.util.spec_from_file_location("gauntlet_reference", path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except BaseException as exc:  # noqa: BLE001 -- a broken task may raise anything
+        raise TaskBroken(f"importing {path.name} failed: {type(exc).__name__}: {str(exc)[:200]}") from None
+    for name in ("make_inputs", "reference"):
+        if not callable(getattr(module, name, None)):
+            raise TaskBroken(f"{path.name} defines no callable {name}()")
+    return module
+
+
+def static_flags(task: Task, tree: Path, fp32_task: bool) -> list[str]:
+    flags = []
+    python_kernel = []          # per editable Python file: did it define a kernel (no no_custom_kernel)
+    for rel in task.editable:
+        path = tree / rel
+        if not path.is_file():
+            continue
+        raw = path.read_bytes()
+        if path.suffix == ".py":
+            # Decoded as the importer decodes it (its coding declaration, a BOM): read as UTF-8, a
+            # latin-1 or UTF-7 file was another text to the checks than to Python (a syntax error:
+            # no flags at all). What the importer cannot decode does not import either.
+            try:
+                text = importlib.util.decode_source(raw)
+            except (SyntaxError, UnicodeDecodeError, LookupError, ValueError):
+                continue
+            found = static_checks.check_python(text, custom_kernel=True, fp32_task=fp32_task, filename=rel)
+            python_kernel.append(not any(f.startswith("no_custom_kernel") for f in found))
+            flags += found
+            continue
+        text = raw.decode(errors="replace")
+        if path.suffix in (".cu", ".hip", ".cuh", ".h", ".hpp", ".cpp", ".cc"):
+            found = static_checks.check_native(text, fp32_task=fp32_task, filename=rel)
+            if rel != task.entry:  # only the entry must hold the kernel itself
+                found = [f for f in found if not f.startswith("no_custom_kernel")]
+            flags += found
+    if any(python_kernel):      # a task of several Python files (an imported entry that calls the kernel's
+        flags = [f for f in flags if not f.startswith("no_custom_kernel")]    # module): one must hold it
+    return flags
+
+
+def _cpu_model() -> str | None:
+    """The CPU's model name (Linux /proc/cpuinfo; platform.processor() elsewhere)."""
+    import platform
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
+def environment(device: str, isolation: Isolation | None) -> dict:
+    """What the numbers were measured on: the judge's own torch, triton, the CUDA/ROCm torch was built
+    for, the vendor compilers, driver, GPU (or CPU) and OS; copied into result.json."""
+    import platform
+    import torch
+    from runner.evaluator.build import compiler_versions
+    env = {"python": platform.python_version(), "torch": torch.__version__,
+           "cuda": torch.version.cuda, "hip": getattr(torch.version, "hip", None),
+           "os": platform.platform(), "cpu": _cpu_model(), "device": device,
+           "runner_isolation": isolation.mode if isolation else None, **compiler_versions()}
+    try:
+        import triton
+        env["triton"] = triton.__version__
+    except Exception:
+        pass
+    if device != "cpu":
+        props = torch.cuda.get_device_properties(0)
+        env.update({"gpu": props.name,
+                    "arch": getattr(props, "gcnArchName", None) or f"sm_{props.major}{props.minor}"})
+        tool = ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"] if device == "cuda" else \
+            ["rocm-smi", "--showdriverversion"]
+        try:
+            out = subprocess.run(tool, capture_output=True, text=True, timeout=30)
+            if out.returncode == 0:
+                env["driver"] = out.stdout.strip().splitlines()[0][-60:]
+        except (OSError, subprocess.TimeoutExpired, IndexError):
+            pass
+    return env
+
+
+def _build(runner: RunnerClient, probe: bool = False) -> dict:
+    """The runner's build reply (with `probe`, of the baseline's copy in a candidate's runner); a
+    runner that died building (an import that exits) did not build."""
+    try:
+        with runner.watch.building() if runner.watch is not None else nullcontext():
+            reply = runner.request({"op": "build", "probe": True} if probe else {"op": "build"})
+        runner.loaded = runner.loaded or (not probe and reply.get("compiled") is True)
+        return reply
+    except RunnerFailed as exc:
+        return {"ok": False, "compiled": False, "log": str(exc)}
+
+
+def _runner_spec(task: Task, language: str, role: str) -> dict:
+    if role == "baseline" and task.baseline_is_reference:
+        return {"language": "python", "entry": task.reference.name, "symbol": "reference", "flags": ()}
+    return {"language": language, "entry": task.entry, "symbol": task.symbol, "flags": task.compile_flags}
+
+
+def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen", "unseen"),
+             measure: bool = True, regime: str = "cold", graph: bool = False,
+             max_speedup: float = MAX_SPEEDUP, drawn: list[Config] = (),
+             baseline_only: bool = False, language: str | None = None, hide=(), out_dir: Path | None = None,
+             workspace: bool = False, process_offset: bool | None = None, use_arena: bool | None = None,
+             clean_room: bool | None = None) -> Evaluation:
+    """Evaluate the candidate whose editable files are in `candidate_dir` (None: the task as shipped).
+    `hide`: more paths no runner may see (the run dir); `out_dir`: where the verdict goes (no runner
+    may write it); `workspace`: an agent's self-check in its own workspace (nothing hidden there);
+    `process_offset`: measure the candidate's process offset (Judge.process_offset; default
+    policy.PROCESS_OFFSET for the device); `use_arena`: time both kernels on buffers in a judge-owned arena
+    (arena.py; default: where the device is CUDA and the driver has the VMM API); `clean_room`: time
+    the baseline again once the candidate is gone (Judge.clean_room; default policy.CLEAN_ROOM for the device)."""
+    language = language or task.language
+    max_speedup = task.speedup_limit(max_speedup)
+    evaluation = Evaluation(device=device, compiled=False, timing_meaningful=device != "cpu",
+                            timing_method=timing.method(device, regime, graph) + ", judge's clock bounds each batch",
+                            timing_regime=regime, max_speedup=max_speedup)
+    folders = (task.root, *task.bases)
+    digest_before = task_digest(folders)
+    configs = {split: list(drawn) if split == "drawn" else task.configs(split) for split in splits}
+    flags: list[str] = []
+    runners: list[RunnerClient] = []
+    started_runners: list[RunnerClient] = []     # every runner ever started, for what was seen of it from outside
+    judge: Judge | None = None
+    scratch = Path(tempfile.mkdtemp(prefix="gauntlet-judge-"))
+    phases = Phases()
+    started = time.perf_counter()
+    try:
+        hidden = {*folders, scratch, *(Path(h) for h in hide)}
+        if candidate_dir is not None:
+            hidden.add(Path(candidate_dir))
+        if out_dir is not None:
+            hidden.add(Path(out_dir))
+        try:
+            with phases("isolation probe"):
+                isolation = choose(hidden, device, forbidden_write=(out_dir,) if out_dir else ())
+        except IsolationError as exc:
+            if not workspace:
+                evaluation.error = str(exc)
+                return evaluation
+            # an agent's self-check in its own workspace: nothing there is hidden
+            isolation = choose(hidden, device, allow_unisolated=True)
+        flags += isolation.notes
+        trace_library = None
+        if devtrace.wanted(device) and measure:
+            try:
+                trace_library = devtrace.build(devtrace.cache_dir())
+                isolation.extra_readable.append(trace_library.parent)
+            except devtrace.Unavailable as exc:
+                flags.append(f"note: no device trace ({str(exc)[:200]})")
+        every = [c for split in splits for c in configs[split]]
+        offset_pass = (measure and not baseline_only and bool(every)
+                       and (policy.PROCESS_OFFSET[device_kind(device)] if process_offset is None else process_offset))
+        first = None          # where the offset is measured (Judge.quickest), found while the candidate builds
+
+        def start(role: str, source: Path | None) -> RunnerClient:
+            tree = kernel_tree(task.files, task.editable, source, scratch / role)
+            if role == "baseline" and task.baseline_is_reference:
+                shutil.copyfile(task.reference, tree / task.reference.name)
+            probe = None
+            if offset_pass:      # the baseline's files, built there first (in both runners: settle)
+                probe = {"tree": scratch / "baseline", **_runner_spec(task, language, "baseline")}
+            runner = RunnerClient(isolation, tree, device=device, role=role, probe=probe,
+                                  trace_library=trace_library, **_runner_spec(task, language, role))
+            runners.append(runner)
+            started_runners.append(runner)
+            return runner
+
+        def retire(runner: RunnerClient) -> None:
+            """A runner ended, and every process of its sandbox waited out (with them its GPU
+            contexts and the work queued there) before anything else is timed."""
+            members = runner.members()
+            runners.remove(runner)
+            runner.close()
+            wait_gone(members)
+
+        def settle(runner: RunnerClient, probe_reply: dict, baseline_too: bool = True) -> dict:
+            """The candidate's runner after its probe build: its process offset measured, then
+            the candidate built in it (replacing the baseline). The candidate's build reply.
+
+            `baseline_too`: the baseline's runner, which built a probe copy of its own first, loads
+            its own copy at the same moment, so both processes go through the same loads between
+            the offset and the timing: on an H100 the second native module a runner loaded moved
+            its launches by +0.04 to +0.08 us, every time, the offset's whole error on a 2.6 us call
+            (results/gpu-2026-11-27d.md). A candidate's runner started again after a crash
+            comes without it: the baseline's own copy is loaded by then."""
+            if probe_reply.get("compiled") is True:
+                try:
+                    with phases("timing: process offset"):
+                        if os.environ.get("GAUNTLET_JUDGE_OFFSET_ALL"):   # bench: every config's offset in the trace, not applied
+                            for config in every:
+                                if config is not first:
+                                    judge.time(baseline, runner, config, probe=True)
+                        judge.baseline_offset_ms = judge.process_offset(baseline, runner, first)
+                except (RunnerFailed, Mismatch) as exc:
+                    judge.baseline_offset_ms = None
+                    flags.append(f"note: the process offset was not measured ({str(exc)[:200]}); "
+                                 "baseline times are from the baseline's own process")
+            else:
+                flags.append("note: the baseline did not build in the candidate's runner; baseline "
+                             "times are from the baseline's own process")
+            with phases("candidate build"):
+                if not baseline_too:
+                    return _build(runner)
+                with ThreadPoolExecutor(max_workers=1) as pool:
+                    own = pool.submit(_build, baseline)
+                    reply = _build(runner)
+                    own = own.result()
+                if not own.get("compiled"):
+                    raise TaskBroken("the baseline did not build its own copy after its probe copy: "
+                                     + str(own.get("log", ""))[-1500:])
+                return reply
+
+        # The runners start first: each imports torch and what its guards need (seconds) while the
+        # judge starts up and waits for the device. Nothing touches the GPU before their build,
+        # which comes once the device is held.
+        with phases("runner spawn"):
+            baseline = start("baseline", None)
+            candidate = None if baseline_only else start("candidate", candidate_dir)
+        with exclusive_device(device) as held:
+            try:
+                with phases("reference import+warm-up"):
+                    protocol.strict_float32()
+                    reference = import_reference(task.reference)
+                    fp32_task = _warm_up(reference, task, device)
+            except TaskBroken as exc:
+                evaluation.task_error = str(exc)
+                evaluation.error = f"task: {exc}"
+                return evaluation
+            evaluation.environment = environment(device, isolation)
+            judge = Judge(task, device, reference, fp32_task=fp32_task, regime=regime, graph=graph,
+                          max_speedup=max_speedup, phases=phases,
+                          use_arena=(policy.ARENA[device_kind(device)] if use_arena is None else use_arena)
+                          and arena.available(device))
+            if use_arena and not judge.use_arena:
+                flags.append(f"note: no arena on {device} here (NVIDIA's VMM API): each runner placed its own buffers")
+            if baseline_only:
+                evaluation.compile_log = "baseline only: no candidate was evaluated"
+            else:
+                tree = kernel_tree(task.files, task.editable, candidate_dir, scratch / "candidate-source")
+                flags += static_flags(task, tree, fp32_task)
+            # Both runners build at once (nvcc takes seconds each); neither sees the other. With the
+            # offset pass the candidate's runner builds the baseline first, and its own kernel after.
+            with phases("runner start+build"), ThreadPoolExecutor(max_workers=len(runners)) as pool:
+                builds = {runner: pool.submit(_build, runner, offset_pass) for runner in runners}
+                if offset_pass and builds[baseline].result().get("compiled"):
+                    first = judge.quickest(baseline, every)
+                builds = {runner: future.result() for runner, future in builds.items()}
+            built = builds[baseline]
+            if not built.get("compiled"):
+                evaluation.task_error = "the baseline did not build: " + str(built.get("log", ""))[-1500:]
+                evaluation.error = f"task: {evaluation.task_error}"
+                return evaluation
+            if candidate is not None:
+                try:
+                    reply = settle(candidate, builds[candidate]) if offset_pass else builds[candidate]
+                except TaskBroken as exc:
+                    evaluation.task_error = str(exc)
+                    evaluation.error = f"task: {exc}"
+                    return evaluation
+                evaluation.compile_log = str(reply.get("log", ""))[-8000:]
+                if reply.get("compiled") is True:
+                    evaluation.compiled = True
+                else:
+                    retire(candidate)
+                    candidate = None
+            if judge.baseline_offset_ms is not None:
+                evaluation.timing_method += ("; each baseline time moved to the candidate's runner process by "
+                                             f"its offset, measured on {first.name} before the candidate was loaded")
+            if measure and candidate is not None:
+                timed = [(c.split, c.name) for split in splits for c in configs[split]]
+                judge.watched = set(judge.rng.sample(timed, min(policy.WATCHED_CONFIGS, len(timed))))
+            launch_checked = False
+            for split in splits:
+                for config in configs[split]:
+                    try:
+                        row = judge.config_result(baseline, candidate, config, measure)
+                        if row.correct and not launch_checked and device != "cpu" and language in ("cuda", "hip"):
+                            launch_checked = True
+                            args = judge.inputs(config, policy.WARMUP_SEED)
+                            judge.call(candidate, args, judge.expected(args), launch_check=True)
+                    except TaskBroken as exc:
+                        evaluation.task_error = evaluation.task_error or str(exc)
+                        row = ConfigResult(config=config.name, split=split, params=dict(config.params),
+                                           correct=False, error=f"task: {exc}")
+                    except (RunnerFailed, Mismatch) as exc:
+                        row = ConfigResult(config=config.name, split=split, params=dict(config.params),
+                                           correct=False, error=str(exc)[:500])
+                        if candidate is not None and candidate.proc.poll() is not None:
+                            retire(candidate)    # what it left running is gone before its successor is timed
+                            candidate = start("candidate", candidate_dir)     # a crash fails this config only
+                            reply = _build(candidate, offset_pass)
+                            if (settle(candidate, reply, False) if offset_pass else reply).get("compiled") is not True:
+                                candidate = None
+                        if baseline.proc.poll() is not None:
+                            evaluation.error = f"the baseline runner died: {exc}"[:500]
+                    except Exception as exc:  # the judge itself must not lose the other configs
+                        traceback.print_exc()
+                        row = ConfigResult(config=config.name, split=split, params=dict(config.params),
+                                           correct=False, error=f"evaluator: {type(exc).__name__}: {exc}")
+                    evaluation.configs.append(row)
+            if measure and candidate is not None and (policy.CLEAN_ROOM[device_kind(device)] if clean_room is None
+                                                      else clean_room):
+                # Every process of the candidate, and with them its GPU contexts and their queued
+                # work, ends before the baseline's clean-room batches.
+                retire(candidate)
+                candidate = None
+                with phases("timing: clean-room baseline"):
+                    try:
+                        judge.clean_room(baseline, evaluation.configs,
+                                         {(c.split, c.name): c for split in splits for c in configs[split]})
+                    except (RunnerFailed, Mismatch) as exc:
+                        evaluation.error = evaluation.error or f"the baseline failed its clean-room batches: {exc}"[:500]
+            flags += judge.flags
+            if measure:   # graded against this GPU's measured ceilings, on the judge's own figures
+                flags += roofline.annotate(evaluation, task, device)
+            if judge.arena_configs:
+                evaluation.timing_method += ("; each round's inputs and harness-made outputs at one place in one "
+                                             "judge-owned arena for both kernels")
+            if judge.arena_failures:
+                flags.append(f"note: {len(judge.arena_failures)} timed config(s) without the arena, each runner placing "
+                             f"its own buffers ({judge.arena_failures[0]})")
+            covers = judge.launch_covers["baseline"] | judge.launch_covers["candidate"]
+            if covers:
+                evaluation.timing_method += f"; launches covered by {' / '.join(sorted(covers))}"
+            if judge.launch_covers["baseline"] != judge.launch_covers["candidate"]:
+                flags.append("note: the two runners' clocks covered launches differently "
+                             f"({', '.join(sorted(covers))}): their times are less comparable")
+            for role, count in judge.gate_gave_up.items():
+                if count:
+                    flags.append(f"note: the launch gate ran out on {count} timed call(s) of the {role} (a call "
+                                 "that blocks the host before its launches are queued): their samples hold host time")
+            if held:
+                flags.append(held)
+    finally:
+        for runner in runners:
+            for op, seconds in runner.op_seconds.items():
+                phases.seconds[f"({runner.role} runner: {op})"] += seconds
+        with phases("runner exit"):
+            close_all(runners)
+        if judge is not None:
+            judge.close_arena()
+        shutil.rmtree(scratch, ignore_errors=True)
+        trace = os.environ.get("GAUNTLET_JUDGE_TRACE")
+        if trace:
+            phases.seconds["total"] = time.perf_counter() - started
+            with open(trace, "a") as fh:
+                fh.write(json.dumps({"task": task.id, "phases_s": dict(phases.seconds),
+                                     "process_offset": judge.offset_record if judge else {},
+                                     "baseline_offset_ms": judge.baseline_offset_ms if judge else None}) + "\n")
+    for runner in started_runners:
+        flags += runner.outside_findings
+    changed = [p for p, h in task_digest(folders).items() if digest_before.get(p) != h]
+    changed += [p for p in digest_before if not Path(p).exists()]
+    if changed:
+        flags.append("tampered_task_files: " + ", ".join(sorted({Path(p).name for p in changed})[:5]))
+    for row in evaluation.configs:
+        flags += row.flags
+    evaluation.flags = list(dict.fromkeys(f for f in flags if not f.startswith("note:")))
+    evaluation.notes = list(dict.fromkeys(f for f in flags if f.startswith("note:")))
+    return evaluation

@@ -1,0 +1,57 @@
+"""The numbers the judge decides by, each with the measurement that set it (docs/evaluation.md)."""
+from __future__ import annotations
+
+
+
+
+CORRECTNESS_SEEDS = {"gpu": (0, 1, 2, 3, 4), "cpu": (0, 1)}   # KernelBench uses 5 trials
+OUTLIER_SEEDS = {"gpu": (100, 101), "cpu": (100,)}
+WARMUP_SEED, TIMING_SEED = 900, 2000
+OUTLIER_FRACTION, OUTLIER_SCALE = 0.001, 50.0                  # KernelBench-X: 0.1 % of entries x50
+ESCAPED_MIN_MS, ESCAPED_REL = 0.02, 0.5                         # gap excess that flags escaped work
+# The runners' stream watch (a CUPTI profiler session, ~0.8 s per runner and config for a native
+# kernel on an H100) runs in this many timed configs per evaluation, chosen at random by the judge;
+# the device-sync gap and the time bound still look at every config.
+WATCHED_CONFIGS = 2
+# The clean-room baseline: SIGSTOP halts the candidate's processes while the baseline is timed, but
+# not GPU work they queued before (another CUDA context of theirs keeps running, time-sliced with
+# the baseline's, and makes the baseline look slow). So, once every candidate process is gone, the
+# baseline is timed again on this many timed configs chosen at random; its time beside the candidate
+# may exceed that by at most REL (+ ABS ms) before the evaluation is flagged. On the CPU, where times
+# are not meaningful and a shared machine's load varies, it is a note with a wide margin.
+CLEAN_ROOM_CONFIGS = 2
+CLEAN_ROOM_SLACK = {"gpu": (0.05, 0.002), "cpu": (0.5, 1.0)}     # (REL, ABS ms)
+# Off on the CPU: there it could only add a note (no GPU work outlives a stopped process, and times
+# are not meaningful), for two more baseline calls (seconds each in the Triton interpreter: 15 s
+# of a softmax evaluation's 264 s at load 12, issue 31). `clean_room=True` turns it on there.
+CLEAN_ROOM = {"gpu": True, "cpu": False}
+CHECK_PROBABILITY, CHECKS_PER_CONFIG = 0.5, 4   # timed batches of the candidate checked: this chance at most,
+                                                # about this many per config, and the last always
+KEPT_BYTES = {"gpu": 4 << 30, "cpu": 256 << 20}                 # outputs a runner keeps per batch
+# The time bound: the candidate's per-call wall time not explained by its samples, less the
+# baseline's, must stay within max(ABS, REL x the candidate's median sample). Set from honest runs:
+# on an H100 (73 configs, oracle and noop) |excess| had median 0.04 ms, p95 0.16 ms, max 0.23 ms,
+# whole batches of either runner now and then running 0.06-0.12 ms per call slow; so a forgery is
+# caught when it hides more than 0.5 ms, or more than the time it reports, per call. CPU: a shared
+# 2-core machine, where times are not meaningful anyway.
+BOUND_ABS_MS = {"gpu": 0.5, "cpu": 25.0}
+BOUND_REL = 1.0
+BOUND_BASE_REL = 0.10      # the negative side's limit, as a share of the baseline's median (_bound)
+TIMEOUTS_S = {"build": 900.0, "inputs": 300.0, "call": 300.0, "capture": 300.0, "time": 600.0,
+              "export": 300.0, "release": 60.0, "exit": 10.0}
+MAGNITUDE_FLOOR = 1e-3        # atol scales with an output's RMS down to this (docs/task-format.md, tolerances)
+MAX_DIMS, MAX_EXTENT = 16, 1 << 40   # an output description beyond these is a broken (or hostile) reply
+LOG_TAIL_BYTES = 600         # of a runner's log, quoted when it dies
+FREEZE_S = 2.0               # how long the judge tries to see every process of the candidate's sandbox stopped
+# The process offset (Judge.process_offset): on an H100 every process pays a cost per kernel launch
+# of its own, fixed when it starts, so one kernel reads 0-4 % apart in two processes (30 us, three
+# launches: results/h100-2026-11-26e.md, -26g.md). Before the candidate is loaded its runner
+# builds the baseline, and the baseline is timed in both runners on the config of its quickest call;
+# the difference is added to every baseline time, so each speedup is that of two kernels in the
+# candidate's process.
+# Off on the CPU, where times are not meaningful (`process_offset=True` turns it on there).
+PROCESS_OFFSET = {"gpu": True, "cpu": False}
+# The arena (arena.py): each round's timed inputs and harness-made outputs at one place in one
+# judge-owned allocation for both kernels. On a GPU where it can be made; on the CPU only when asked
+# (times mean nothing there; the test suite runs the mechanism).
+ARENA = {"gpu": True, "cpu": False}

@@ -1,0 +1,387 @@
+"""The timing of one config: alternating rounds of baseline and candidate batches on the judge's clock,
+the repetitions it checks, the time bound, the process offset and the clean room."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import statistics
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+
+from runner.results.result import ConfigResult
+from runner.tasks.task import Config
+from runner.evaluator import arena, devtrace, protocol, timing
+from runner.evaluator.judge import policy
+from runner.evaluator.judge.runners import RunnerClient, RunnerFailed, interference, placement_for
+from runner.evaluator.judge.values import (Frozen, Mismatch, SentInputs, canonical_for, compare, out_buffers,
+                                           received)
+
+
+class Rounds:
+    """Judge's timing half (runner/evaluator/judge/config_judge.py holds the state)."""
+
+    # -- performance -----------------------------------------------------------------------------
+    def share_arena(self, runners, args, expected: Frozen) -> "arena.Layout | None":
+        """A new arena for one timed config (arena.py), mapped by every runner in `runners`, and its
+        layout; None where there is none (the CPU, no VMM API, a driver or runner that refused it):
+        each runner then places its own buffers, as the other does too. The last arena goes."""
+        if not self.use_arena:
+            return None
+        layout = arena.Layout(arena.span(arena.sizes(args)), arena.span(arena.sizes(expected.tensors)))
+        self.close_arena()
+        try:
+            self.arena = arena.Arena.create(layout.nbytes, self.torch_device)
+            for runner in runners:
+                reply = runner.request({"op": "arena", "nbytes": self.arena.nbytes, "address": self.arena.address},
+                                       [self.arena.fd])
+                if not reply["ok"]:
+                    raise arena.ArenaError(f"the {runner.role} runner: {str(reply.get('error'))[:160]}")
+        except (arena.ArenaError, OSError) as exc:
+            self.arena_failures.append(str(exc)[:200])
+            self.close_arena()
+            return None
+        self.arena_configs += 1
+        return layout
+
+    def close_arena(self) -> None:
+        if self.arena is not None:
+            self.arena.close()
+            self.arena = None
+
+    def time(self, baseline: RunnerClient, candidate: RunnerClient, config: Config, probe: bool = False):
+        """(baseline Timed, candidate Timed, bound) for one config; raises Mismatch when a checked
+        repetition is wrong or its outputs are not the ones the runner committed to. `probe`: the
+        candidate's runner holds the baseline (process_offset): no watch, no evidence, no checks."""
+        with self.phases("inputs+reference"):
+            args = self.inputs(config, policy.TIMING_SEED)
+            expected = self.expected(args)
+        runners = {"baseline": baseline, "candidate": candidate}
+        for runner in runners.values():
+            runner.trace_batches.clear()
+        with self.phases("timing: load"):
+            sent = SentInputs(args)
+            try:
+                for runner in runners.values():
+                    self.load(runner, args, expected, sent)
+            finally:
+                sent.close()
+        graph = self.graph and self.device != "cpu"
+        if graph:
+            failed = {name: r.request({"op": "capture", "regime": self.regime, "graph": True})
+                      for name, r in runners.items()}
+            failed = {name: rep for name, rep in failed.items() if not rep["ok"]}
+            if failed:
+                name, reply = next(iter(failed.items()))
+                self.row_notes.append(f"note: CUDA-graph capture of the {name} failed ({str(reply.get('error'))[:120]}); "
+                                      "both timed with eager calls")
+                graph = False
+                for runner in runners.values():      # drop any replay that was made
+                    self.load(runner, args, expected)
+        common = self._common(graph)
+        # Each round's buffers at one place in one arena for both kernels (a replay keeps its own)
+        layout = None if graph else self.share_arena(runners.values(), args, expected)
+        common.update(placement_for(layout, self.rng))
+        host, estimate = [], {}
+        cpu = self.device == "cpu"
+        if probe:       # both runners' first calls compile the same JIT kernels (seconds, CPU): at once
+            with ThreadPoolExecutor(max_workers=2) as threads:
+                list(threads.map(lambda r: r.request(self._time_message(r, timing.WARMUP_CALLS, common, keep=False)),
+                                 runners.values()))
+        for name, runner in runners.items():
+            if cpu:            # no warm-up on the CPU (timing.CPU_REPS): no estimate, pad or watch is used there
+                continue
+            # Both runners start the stream watch's profiler once: an activated profiler slows
+            # every later launch in its process, so it must be the same in both (its findings
+            # count against the candidate only).
+            watch = not probe and (self.watched is None or (config.split, config.name) in self.watched)
+            with self.phases("timing: warm-up" + (" (watched)" if watch else "")):
+                warm = self._batch(runner, timing.WARMUP_CALLS, common, keep=False, watch=watch,
+                                   evidence=name == "candidate" and not probe)
+            host += warm["host_ms"]
+            with self.phases("timing: estimate"):
+                estimate[name] = max(self._batch(runner, 3, common, keep=False)["samples"])
+        with self.phases("timing: spin rate"):
+            pad = timing.launch_pad_ms(host) if self.device != "cpu" else None
+            if pad is not None:
+                import torch
+                common["cycles_per_ms"] = timing.spin_rate(torch)      # one figure for both runners
+        out_bytes = sum(t.numel() * t.element_size() for t in expected.tensors)
+        capacity = max(1, min(timing.MAX_REPS, policy.KEPT_BYTES[self.kind] // max(1, 2 * out_bytes)))
+        # The offset's rounds are as many as a timed config's: its error moves every config's speedup.
+        rounds = timing.CPU_REPS if cpu else timing.rounds_for(min(estimate.values()))
+        per_round = 1 if cpu else timing.reps_per_round(estimate["candidate"], rounds)
+        # Which batches of the candidate are checked: about policy.CHECKS_PER_CONFIG of them at random, and
+        # always the last (a kernel moves its figure, a median of round differences, only by being
+        # wrong in most rounds, and each check names one repetition at random after the batch).
+        batches = rounds * -(-per_round // capacity)
+        check_probability = min(policy.CHECK_PROBABILITY, policy.CHECKS_PER_CONFIG / batches)
+        by_round = {name: [] for name in runners}   # each round's samples (timing.stats)
+        gaps = {name: [] for name in runners}
+        walls = {name: [] for name in runners}     # (judge's ms, n, sum of samples ms) per batch
+        orders = []
+        planned, round_index = rounds, 0
+        while round_index < rounds:
+            last_round = round_index == rounds - 1
+            # Which runner goes first is drawn per round: a fixed order gives one of them the same
+            # neighbour every round (what ran just before, the judge's check and freeze between), and
+            # a bias that holds in every round is one no number of rounds averages out.
+            order = list(runners.items())
+            if self.rng.random() < 0.5:
+                order.reverse()
+            orders.append(order[0][0])
+            common.update(placement_for(layout, self.rng))
+            for name, runner in order:
+                by_round[name].append([])
+                left = 1 if cpu else timing.reps_per_round(estimate[name], planned)
+                while left:
+                    n = min(left, capacity)
+                    left -= n
+                    seed = self.rng.getrandbits(62)
+                    with self._stopped(candidate if name == "baseline" else None):
+                        started = time.perf_counter()
+                        reply = self._batch(runner, n, {**common, "pad_ms": pad}, keep=True, seed=seed,
+                                            evidence=name == "candidate" and not probe)
+                        wall_ms = (time.perf_counter() - started) * 1000.0
+                    self.phases.seconds[f"timing: {name} batches"] += wall_ms / 1000.0
+                    walls[name].append((wall_ms, n, sum(reply["samples"])))
+                    by_round[name][-1] += reply["samples"]
+                    gaps[name] += reply["gaps"]
+                    if name == "candidate" and not probe and (
+                            (last_round and not left) or self.rng.random() < check_probability):
+                        with self.phases("timing: repetition checks"):
+                            self._check_repetition(runner, args, expected, seed, reply["digests"])
+                    runner.request({"op": "release"})
+            round_index += 1
+            if round_index == rounds:     # a config whose rounds spread widely (the CPU: a cheap one): more of them
+                rounds += timing.more_rounds(by_round["baseline"], by_round["candidate"], planned)
+        timed = {name: timing.stats([x for r in by_round[name] for x in r], 0, gaps[name], by_round[name])
+                 for name in runners}
+        timed["candidate"] = timing.paired(timed["baseline"], timed["candidate"])
+        if not probe:
+            self.timing_setup[(config.split, config.name)] = {
+                "common": {**common, "pad_ms": pad}, "graph": graph, "capacity": capacity, "arena": layout is not None,
+                "batches": rounds if cpu else 1,
+                "n": 1 if cpu else timing.reps_per_round(estimate["baseline"], timing.ROUNDS)}
+        trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: every batch, for the record
+        if trace:
+            with open(trace, "a") as fh:
+                fh.write(json.dumps({"config": config.name, "probe": probe, "walls": walls, "first": orders, "pad_ms": pad,
+                                                   "cycles_per_ms": common.get("cycles_per_ms"),
+                                                   "time_ms": {k: v.time_ms for k, v in timed.items()},
+                                                   "gap_ms": {k: v.gap_ms for k, v in timed.items()}, "rounds": rounds, "planned": planned,
+                                                   # other statistics of the same samples (bench: the A/B of timing.stats)
+                                                   "plain_median_ms": {k: statistics.median(v.all_ms) for k, v in timed.items()},
+                                                   "round_samples": by_round if os.environ.get("GAUNTLET_JUDGE_TRACE_SAMPLES") else None}) + "\n")
+        if not probe:
+            self._read_trace(config, baseline, candidate)
+        return timed["baseline"], timed["candidate"], self._bound(walls, timed["baseline"], timed["candidate"])
+
+    def _read_trace(self, config: Config, baseline: RunnerClient, candidate: RunnerClient) -> None:
+        """The device trace of this config's timed batches (devtrace.py), the candidate's read
+        against the baseline's. A trace the baseline's runner did not deliver either is this
+        machine's (a note), never the candidate's doing."""
+        if candidate.trace is None or baseline.trace is None:
+            return
+        base = [devtrace.segment(ops, n) for ops, n, _ in baseline.trace_batches]
+        cand = [(devtrace.segment(ops, n), samples) for ops, n, samples in candidate.trace_batches]
+        if not base or any(b.problems for b in base) or baseline.trace.problems:
+            problems = [p for b in base for p in b.problems] + baseline.trace.problems
+            self.row_notes.append("note: no device trace read on this config (the baseline's runner: "
+                                  + ("; ".join(dict.fromkeys(problems))[:200] or "no batches") + ")")
+            return
+        found = devtrace.findings(cand, base, own_kernel_required=True)
+        found += [f"device_trace: {p}" for p in candidate.trace.problems]
+        foreign = candidate.trace.foreign()
+        if foreign:
+            found.append(f"foreign_process: the device trace saw {len(foreign)} operation(s) from another process")
+        for finding in dict.fromkeys(found):
+            self.flags.append(f"{finding} ({config.name})")
+
+    def quickest(self, baseline: RunnerClient, configs: list[Config]) -> Config:
+        """The config of the baseline's quickest call, where the offset is measured (two calls of
+        each in the baseline's runner, while the candidate's runner still builds): a per-launch cost
+        weighs most there, and the few rounds of the offset carry that call's noise into every
+        config. Chosen by fewest input bytes it was a 3 ms single-row call on an H100, whose +0.4 us of
+        noise made a 10 us config read 4 % apart (results/gpu-2026-11-27.md); a 130 us one
+        carried 1.4 us of placement into a 36 us config (3.8 %). A baseline that fails here fails
+        in its correctness calls; the first config is taken."""
+        if len(configs) < 2:
+            return configs[0]
+        common = self._common(False)
+        estimates = {}
+        try:
+            for config in configs:
+                args = self.inputs(config, policy.TIMING_SEED)
+                self.load(baseline, args, self.expected(args))
+                # the first call compiles what a JIT kernel needs for this shape
+                estimates[config.name] = self._batch(baseline, 2, common, keep=False, evidence=False)["samples"][-1]
+        except (RunnerFailed, Mismatch):
+            return configs[0]
+        return min(configs, key=lambda c: estimates[c.name])
+
+    def process_offset(self, baseline: RunnerClient, probe: RunnerClient, config: Config) -> float:
+        """What the candidate's runner process adds to the baseline's time on `config` (ms; below zero
+        when it runs faster), `probe` being that process with the baseline built in it and the
+        candidate not yet loaded.
+
+        Why: each process pays a cost of its own per kernel launch, fixed when it starts, so the
+        same code reads up to a few per cent apart in two processes, and a noop's self-speedup was
+        the difference of two such draws. Added to each baseline time it makes every speedup one of
+        two kernels in one process (the candidate's). The candidate cannot move it: none of its code
+        exists in the process yet, and its runner's build replaces the baseline afterwards. It is
+        one figure for every config: the cost is per launch, and a baseline launches alike on each
+        (it is measured on the config of the quickest call: Judge.quickest)."""
+        base, other, _ = self.time(baseline, probe, config, probe=True)
+        self.offset_record = {"config": config.name, "baseline_ms": base.time_ms, "probe_ms": other.time_ms,
+                              "plain_ms": [statistics.median(base.all_ms), statistics.median(other.all_ms)]}
+        return other.time_ms - base.time_ms
+
+    def _common(self, graph: bool) -> dict:
+        """What every timed batch of both kernels is told alike."""
+        return {"regime": self.regime, "graph": graph, "delta": protocol.PERTURBATION}
+
+    @staticmethod
+    @contextmanager
+    def _stopped(runner: RunnerClient | None):
+        """While the baseline is timed every process of the candidate's sandbox is stopped: nothing
+        it left running can load the machine or the GPU against the baseline."""
+        if runner is None:
+            yield
+            return
+        runner.freeze()
+        try:
+            yield
+        finally:
+            runner.thaw()
+
+    def _time_message(self, runner: RunnerClient, n: int, common: dict, *, keep: bool, watch: bool = False,
+                      seed: int | None = None) -> dict:
+        """A batch of n timed calls; its input and digest seeds drawn now (the digest's kept on the runner)."""
+        seed = self.rng.getrandbits(62) if seed is None else seed
+        runner.last_digest_seed = self.rng.getrandbits(62)
+        return {"op": "time", "n": n, "seed": seed, "digest_seed": runner.last_digest_seed,
+                "keep": keep, "watch": watch, **common}
+
+    def _batch(self, runner: RunnerClient, n: int, common: dict, *, keep: bool, watch: bool = False,
+               seed: int | None = None, evidence: bool = True) -> dict:
+        reply = runner.request(self._time_message(runner, n, common, keep=keep, watch=watch, seed=seed))
+        if evidence:
+            self._findings(reply)
+        if not reply["ok"]:
+            raise Mismatch(f"timed call: {str(reply.get('error'))[:300]}")
+        for key in ("samples", "gaps", "host_ms", "digests"):
+            value = reply.get(key)
+            if not isinstance(value, list) or len(value) != n:
+                raise RunnerFailed(f"malformed timing reply ({key})")
+        if reply.get("launch_cover") in timing.LAUNCH_COVER_KINDS:     # any other word is not written into the verdict
+            self.launch_covers[runner.role].add(reply["launch_cover"])
+        gave_up = reply.get("gate_gave_up")
+        if type(gave_up) is int and 0 < gave_up <= n:
+            self.gate_gave_up[runner.role] += gave_up
+        for key in ("samples", "gaps", "host_ms"):
+            if not all(isinstance(v, (int, float)) and math.isfinite(v) and v >= 0 for v in reply[key]):
+                raise RunnerFailed(f"malformed timing reply ({key})")
+        return reply
+
+    def _check_repetition(self, runner: RunnerClient, args, expected: Frozen, seed: int, digests: list) -> None:
+        """One repetition of a timed batch, named only now: its outputs must be the ones the runner
+        committed to, and correct for that repetition's inputs."""
+        index = self.rng.randrange(len(digests))
+        buffers = out_buffers(expected, index)
+        reply = runner.request({"op": "export", "index": index,
+                                "out": [{"dtype": b.dtype, "shape": list(b.shape), "fd": j} for j, b in enumerate(buffers)]},
+                               [b.fd for b in buffers])
+        if not reply["ok"]:
+            raise Mismatch(f"timed call: {str(reply.get('error'))[:200]}")
+        got = received(buffers, reply.get("outputs"), self.torch_device)
+        rep_args = protocol.perturbed(args, protocol.repetition_seed(seed, index))
+        want = self.expected(rep_args)
+        committed = digests[index]
+        device_outs = got.tensors
+        canon = canonical_for(self.ref, rep_args)
+        if any(t.device.type == "meta" for t in device_outs):      # not the expected outputs at all
+            compare(self.task, got, want, what=f" (timed repetition {index}, checked after the batch)", canon=canon)
+        actual = protocol.digest(device_outs, protocol.digest_weights(device_outs, runner.last_digest_seed))
+        if not isinstance(committed, list) or len(committed) != len(actual) or not all(
+                type(c) is int and a is not None and c == a for c, a in zip(committed, actual)):
+            raise Mismatch(f"timed repetition {index}: the outputs exported afterwards are not the ones "
+                           "the runner committed to when the batch ended")
+        del device_outs
+        compare(self.task, got, want, what=f" (timed repetition {index}, checked after the batch)", canon=canon)
+
+    def _bound(self, walls: dict, base, cand) -> dict:
+        """The judge's clock against the samples: per call, the wall time the samples do not explain
+        (flush, spin, sync, perturbation, digest, the runner's own loop), candidate less baseline."""
+        def unexplained(batches):
+            return [(wall - total) / n for wall, n, total in batches]
+        base_batches = unexplained(walls["baseline"])
+        base_over = statistics.median(base_batches)
+        cand_over = statistics.median(unexplained(walls["candidate"]))
+        excess = cand_over - base_over
+        limit = max(policy.BOUND_ABS_MS[self.kind], policy.BOUND_REL * cand.time_ms)
+        # Below zero the figure subtracts the baseline's own unexplained time, as noisy as the
+        # baseline's calls are long (an H100 read -0.85 and -0.87 ms on an honest kernel beside an
+        # 18.7 ms naive baseline, 4.7 %): that side's limit grows with the baseline too, with 2x room.
+        low_limit = max(limit, policy.BOUND_BASE_REL * base.time_ms)
+        # ... and "steps skipped" is said only when the candidate's calls take less wall time than
+        # the baseline's in every one of its batches: a baseline slowed in most of its few batches
+        # (an H100 read +0.78 ms a call on 5 batches of an 8 us kernel) must not make an honest
+        # candidate look as if it skipped the harness's steps.
+        over_clock = [(wall, total) for wall, _, total in walls["candidate"] if total > wall * 1.001 + 0.01]
+        return {"baseline_overhead_ms": base_over, "excess_ms": excess, "limit_ms": limit, "low_limit_ms": low_limit,
+                "short_ms": cand_over - min(base_batches), "over_clock": len(over_clock)}
+
+    def clean_room(self, baseline: RunnerClient, rows: list, configs: dict) -> None:
+        """Time the baseline again, on a few timed configs chosen now, after every process of the
+        candidate is gone: the baseline's time beside the candidate must not exceed it by more than
+        CLEAN_ROOM_SLACK (what a candidate that leaves work running against the baseline gains)."""
+        timed = [r for r in rows if r.baseline_ms is not None and (r.split, r.config) in self.timing_setup]
+        for row in self.rng.sample(timed, min(policy.CLEAN_ROOM_CONFIGS, len(timed))):
+            config = configs[(row.split, row.config)]
+            setup = self.timing_setup[(row.split, row.config)]
+            args = self.inputs(config, policy.TIMING_SEED)
+            expected = self.expected(args)
+            self.load(baseline, args, expected)
+            common = {k: v for k, v in setup["common"].items() if k != "placement"}
+            if setup["graph"]:
+                if not baseline.request({"op": "capture", "regime": self.regime, "graph": True})["ok"]:
+                    continue
+            # placed as it was beside the candidate: in an arena, at new places each batch
+            layout = self.share_arena([baseline], args, expected) if setup["arena"] else None
+            if self.kind != "cpu":          # the CPU: no warm-up (timing.CPU_REPS)
+                self._batch(baseline, timing.WARMUP_CALLS, {**common, **placement_for(layout, self.rng)},
+                            keep=False, evidence=False)
+            samples = []
+            for _ in range(setup["batches"]):
+                left = setup["n"]
+                while left:
+                    n = min(left, setup["capacity"])
+                    left -= n
+                    samples += self._batch(baseline, n, {**common, **placement_for(layout, self.rng)}, keep=False,
+                                           evidence=False)["samples"]
+                    baseline.request({"op": "release"})
+            row.baseline_clean_ms = timing.trimmed_mean(samples) if self.device != "cpu" else statistics.median(samples)
+            finding = interference(row.baseline_ms - (row.baseline_offset_ms or 0.0), row.baseline_clean_ms, self.kind)
+            if finding:
+                self.flags.append(f"{finding} ({row.config})")
+
+    def _gap_escapes(self, base, cand) -> bool:
+        """The candidate's device-sync gap exceeds the baseline's by more than a kernel's honest
+        spread: work left outside the timed stream (timing.py)."""
+        return self.device != "cpu" and cand.gap_ms - base.gap_ms > max(policy.ESCAPED_MIN_MS, policy.ESCAPED_REL * cand.time_ms)
+
+
+
+def row_interval(row: ConfigResult, base, cand) -> list[float] | None:
+    """The 95 % interval of the row's speedup from its rounds, moved with any correction the judge
+    made to the candidate's figure (its own clock, the sync gap): the interval is of the samples'
+    ratio, scaled onto the speedup that stands."""
+    offset = row.baseline_offset_ms or 0.0
+    interval = timing.speedup_interval(base, cand, offset)
+    point = (base.time_ms + offset) / max(cand.time_ms, timing.EVENT_RESOLUTION_MS)
+    if interval is None or not point > 0:
+        return None
+    scale = row.speedup / point
+    return [round(interval[0] * scale, 4), round(interval[1] * scale, 4)]

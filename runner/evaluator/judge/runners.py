@@ -1,0 +1,349 @@
+"""A kernel runner seen from the judge: its process, its sandbox's processes (/proc), its requests
+and replies (protocol.py), its death. The judge never loads what the runner holds."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from runner.evaluator import arena, devtrace, protocol
+from runner.evaluator.isolation import Isolation, prepare_workdir
+from runner.evaluator.judge.procwatch import ProcessWatch
+from runner.evaluator.protocol import ProtocolError
+from runner.evaluator.judge import policy
+
+
+class RunnerFailed(Exception):
+    """A kernel runner died, hung or broke the protocol."""
+
+
+
+# -- a kernel runner, seen from the judge -----------------------------------------------------------
+def _pid_ns(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid")
+    except OSError:
+        return None
+
+
+def _uid_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("Uid:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _proc_state(stat_path: str) -> str | None:
+    """The one-letter state in a /proc .../stat file (R, S, T, Z, ...); None when it is gone."""
+    try:
+        with open(stat_path) as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
+def _running(pid: int) -> bool:
+    """Whether any thread of `pid` is neither stopped nor dead (a vanished process is not running)."""
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for tid in threads:
+        state = _proc_state(f"/proc/{pid}/task/{tid}/stat")
+        if state is not None and state not in _STOPPED:
+            return True
+    return False
+
+
+_STOPPED = ("T", "t", "Z", "X", "x")
+_ENDED = ("Z", "X", "x")
+_HAS_CHILDREN_LISTS = os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
+
+
+def _stop_tree(root: int, ended_before: frozenset = frozenset()) -> tuple[bool, frozenset]:
+    """SIGSTOP `root` and every descendant, found through /proc/<pid>/task/<tid>/children as the walk
+    goes. (clean, the processes found ended): clean when every thread found was already stopped,
+    nothing vanished mid-look, and every ended (zombie) process found had been found ended by the
+    look before (`ended_before`). A process that ends hands its children to the sandbox's init:
+    when that happens between the walk reading init's list and reaching the process, the look finds
+    it a zombie with no children and misses them; a process that newly ended means another look."""
+    clean, stack, seen, ended = True, [root], set(), set()
+    while stack:
+        pid = stack.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            os.kill(pid, signal.SIGSTOP)
+            tids = os.listdir(f"/proc/{pid}/task")
+        except (ProcessLookupError, PermissionError, OSError):
+            clean = False                  # vanished under the look: the sandbox is still changing
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/stat") as fh:
+                    state = fh.read().rsplit(")", 1)[1].split()[0]
+                with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                    stack.extend(int(k) for k in fh.read().split())
+            except (OSError, IndexError, ValueError):
+                clean = False
+                continue
+            if state not in _STOPPED:
+                clean = False
+            elif state in _ENDED:
+                ended.add(pid)
+                if pid not in ended_before:
+                    clean = False
+    return clean, frozenset(ended)
+
+
+class RunnerClient:
+    def __init__(self, isolation: Isolation, tree: Path, *, language: str, entry: str, symbol: str,
+                 device: str, role: str, flags=(), probe: dict | None = None, trace_library: Path | None = None):
+        self.role = role
+        # setpriv mode: each role its own uid, so the judge can tell the candidate's processes apart
+        self.uid = isolation.runner_uid(role) if isolation.mode == "setpriv" else None
+        self.workdir = Path(tempfile.mkdtemp(prefix=f"gauntlet-runner-{role}-"))
+        shutil.copytree(tree, self.workdir / "kernel")
+        probe_args = []
+        if probe is not None:       # the baseline's files beside the kernel's (Judge.process_offset)
+            shutil.copytree(probe["tree"], self.workdir / "probe")
+            probe_args = ["--probe-tree", str(self.workdir / "probe"), "--probe-language", probe["language"],
+                          "--probe-entry", probe["entry"], "--probe-symbol", probe["symbol"],
+                          *[a for f in probe["flags"] for a in ("--probe-flag", f)]]
+        prepare_workdir(self.workdir, isolation.mode, isolation.runner_uid(role))
+        self.log_path = self.workdir / "runner.log"
+        judge_end, runner_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        argv = [sys.executable, "-m", "runner.evaluator.kernel_runner", "--fd", str(runner_end.fileno()),
+                "--tree", str(self.workdir / "kernel"), "--language", language, "--entry", entry,
+                "--symbol", symbol, "--device", device, "--role", role,
+                *[a for f in flags for a in ("--flag", f)], *probe_args, *isolation.runner_args()]
+        # The device trace (devtrace.py): the driver loads the judge's library into the runner at
+        # CUDA's first initialisation, and it writes to a pipe whose reading end stays here.
+        self.trace = devtrace.Reader() if trace_library is not None else None
+        self.trace_batches: list[tuple[list, int, list]] = []    # (records, calls, samples) per timed batch
+        env = isolation.env(self.workdir)
+        pass_fds = [runner_end.fileno()]
+        if self.trace is not None:
+            env.update(devtrace.runner_env(trace_library, self.trace.write_fd))
+            pass_fds.append(self.trace.write_fd)
+        log = open(self.log_path, "wb")
+        try:
+            self.proc = subprocess.Popen(isolation.wrap(argv, self.workdir, role), env=env,
+                                         cwd=str(self.workdir), stdin=subprocess.DEVNULL, stdout=log,
+                                         stderr=subprocess.STDOUT, pass_fds=tuple(pass_fds),
+                                         start_new_session=True)
+        finally:
+            log.close()
+            runner_end.close()
+            if self.trace is not None:
+                self.trace.child_started()
+        self.sock = judge_end
+        self.last_digest_seed = 0
+        # The candidate's sandbox watched from outside for the runner's whole life (procwatch.py):
+        # a worker started at import, at build or in a call is a finding however the runner's own
+        # Python was changed. The baseline runs the task's own code: nothing to watch there.
+        self.watch = None
+        self.loaded = False        # its own kernel built and loaded (_build)
+        self.outside_findings: list[str] = []
+        if role == "candidate":
+            own_uid = isolation.runner_uid(role) if isolation.mode in ("setpriv", "unshare") and os.geteuid() == 0 else None
+            self.watch = ProcessWatch(self.proc.pid, str(self.workdir), members=self.members if self.uid is not None else None,
+                                      runner_uid=own_uid).start()
+        self.op_seconds: dict[str, float] = defaultdict(float)   # as the runner reports them (a record only)
+
+    def request(self, message: dict, fds=()) -> dict:
+        """Send one command, wait for its reply (bounded), check its shape."""
+        if self.proc.poll() is not None:
+            raise RunnerFailed(f"the {self.role} runner exited with {self.proc.returncode}{self._tail()}")
+        self.sock.settimeout(policy.TIMEOUTS_S.get(message["op"], 300.0))
+        try:
+            protocol.send(self.sock, message, list(fds))
+            reply, got_fds = protocol.receive(self.sock)
+        except socket.timeout:
+            self.kill()
+            raise RunnerFailed(f"the {self.role} runner did not answer {message['op']!r} within "
+                               f"{policy.TIMEOUTS_S.get(message['op'], 300.0):.0f} s") from None
+        except (ProtocolError, OSError) as exc:
+            self.kill()
+            raise RunnerFailed(f"the {self.role} runner broke off ({exc}){self._tail()}") from None
+        for fd in got_fds:                  # the runner sends no descriptors
+            os.close(fd)
+        if not isinstance(reply.get("ok"), bool):
+            raise RunnerFailed(f"the {self.role} runner sent a malformed reply")
+        runner_ms = reply.get("runner_ms")          # diagnostics only: a runner's own word, bounded
+        if isinstance(runner_ms, (int, float)) and 0 <= runner_ms < 1e9:
+            self.op_seconds[message["op"]] += float(runner_ms) / 1000.0
+        if message["op"] == "time" and self.trace is not None and not self.trace.dead:
+            # every timed batch's records, whoever asked for it: the batch markers pair in order
+            samples = reply.get("samples") if reply["ok"] and isinstance(reply.get("samples"), list) else []
+            self.trace_batches.append((self.trace.take_batch(), int(message["n"]), samples))
+        return reply
+
+    # -- the runner's processes, seen from the judge --------------------------------------------
+    def members(self) -> list[int]:
+        """Every process of this runner's sandbox, a double-forked daemon too: the processes of its
+        pid namespace (bwrap, unshare), or of its uid (setpriv), or its descendants (unisolated)."""
+        table = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as fh:
+                        ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+                    table[int(entry)] = ppid
+                except (OSError, ValueError, IndexError):
+                    pass
+        family, grew = {self.proc.pid}, True
+        while grew:
+            grew = False
+            for pid, ppid in table.items():
+                if ppid in family and pid not in family:
+                    family.add(pid)
+                    grew = True
+        if self.uid is not None:                         # setpriv: the runner's own uid
+            return [pid for pid in table if _uid_of(pid) == self.uid]
+        own = _pid_ns(os.getpid())
+        spaces = {_pid_ns(pid) for pid in family} - {own, None}
+        return sorted(family | {pid for pid in table if _pid_ns(pid) in spaces})
+
+    def signal_all(self, sig: int) -> None:
+        for pid in self.members():
+            try:
+                os.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def freeze(self) -> None:
+        """Every process of this runner's sandbox stopped, as a look at each of their threads sees it
+        after the signal. A pass that signals what it listed misses a process that forks and exits in
+        a loop (its pid is another by the time the signal goes out), and a look that skips what
+        vanished under it can miss it too; so in the namespace modes the judge walks the sandbox's
+        tree through the kernel's per-thread children lists from the runner's root, stopping each
+        process as it finds it, and counts a look clean only when every process it found was already
+        stopped, none vanished and none had newly ended (a stopped process neither forks nor exits;
+        one that just ended may have handed children to init behind the walk). When policy.FREEZE_S is not
+        enough, the sandbox is killed whole (its pid namespace dies with it) and RunnerFailed says
+        so: nothing of it runs beside the baseline."""
+        deadline = time.monotonic() + policy.FREEZE_S
+        ended = frozenset()
+        while True:
+            if self.uid is None and _HAS_CHILDREN_LISTS:
+                clean, ended = _stop_tree(self.proc.pid, ended)
+            else:                          # setpriv (by uid) or no children lists: by /proc scan
+                self.signal_all(signal.SIGSTOP)
+                clean = not any(_running(pid) for pid in self.members())
+            if clean:
+                return
+            if time.monotonic() > deadline:
+                self.kill()
+                raise RunnerFailed(f"the {self.role} runner's sandbox kept processes running that SIGSTOP "
+                                   f"did not hold for {policy.FREEZE_S:.0f} s (a process that keeps changing its "
+                                   "pid); the sandbox was killed")
+
+    def thaw(self) -> None:
+        self.signal_all(signal.SIGCONT)
+
+    def _tail(self) -> str:
+        """The last bytes of the runner's log. The log lies in the runner's writable work dir, where
+        the candidate can swap it for a link to a file it cannot read (the judge would quote it), a
+        FIFO (the judge would block on it) or something endless (/dev/zero): it is opened without
+        following links or blocking, read only when it is a regular file, and from its end."""
+        try:
+            fd = os.open(self.log_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            return ""
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return ""
+            text = os.pread(fd, policy.LOG_TAIL_BYTES, max(0, info.st_size - policy.LOG_TAIL_BYTES))
+        except OSError:
+            return ""
+        finally:
+            os.close(fd)
+        text = text.decode(errors="replace").strip()
+        return f": {text}" if text else ""
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, 9)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def close(self) -> None:
+        if self.watch is not None:
+            filtered = self.watch.runner_filtered()
+            self.outside_findings = self.watch.stop()
+            if filtered is False and self.loaded:
+                self.outside_findings.append("note: the candidate's runner ran without its fork filter (nofork.py): "
+                                             "only the judge's process watch looked for other processes")
+            self.watch = None
+        if self.proc.poll() is None:
+            try:
+                self.sock.settimeout(policy.TIMEOUTS_S["exit"])
+                protocol.send(self.sock, {"op": "exit"})
+                protocol.receive(self.sock)
+            except (ProtocolError, OSError):
+                pass
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        self.kill()             # the process group, whatever is left of it
+        self.sock.close()
+        if self.trace is not None:
+            self.trace.join()
+            if self.role == "candidate":
+                self.outside_findings += devtrace.call_findings(self.trace.take_calls())
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def interference(beside_ms: float, clean_ms: float, kind: str) -> str | None:
+    """The finding when the baseline ran slower beside the candidate than in the clean room by more
+    than policy.CLEAN_ROOM_SLACK: a flag on a GPU, a note on the CPU (times not meaningful there)."""
+    rel, abs_ms = policy.CLEAN_ROOM_SLACK[kind]
+    if not beside_ms > clean_ms * (1 + rel) + abs_ms:
+        return None
+    word = "note: baseline_interference" if kind == "cpu" else "baseline_interference"
+    return (f"{word}: the baseline took {beside_ms:.4g} ms per call beside the candidate and "
+            f"{clean_ms:.4g} ms once the candidate's processes were gone: work the candidate left "
+            "running slowed the baseline")
+
+
+def placement_for(layout: "arena.Layout | None", rng) -> dict:
+    """What a timed batch is told of where its buffers go: a new draw in the config's arena, or
+    nothing (each runner places its own)."""
+    return {"placement": layout.draw(rng)} if layout is not None else {}
+
+
+def close_all(runners: list[RunnerClient]) -> None:
+    """Every runner closed at once; each waits for its process to end."""
+    with ThreadPoolExecutor(max_workers=max(1, len(runners))) as pool:
+        list(pool.map(RunnerClient.close, runners))
+
+
+def wait_gone(pids, timeout_s: float = 10.0) -> None:
+    """Until none of `pids` is alive (a zombie counts as gone: its memory and GPU contexts are)."""
+    deadline = time.monotonic() + timeout_s
+    alive = list(pids)
+    while alive and time.monotonic() < deadline:
+        alive = [pid for pid in alive if _proc_state(f"/proc/{pid}/stat") not in (None, "Z")]
+        if alive:
+            time.sleep(0.02)
