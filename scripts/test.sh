@@ -17,4 +17,5 @@ fi
 bash scripts/install-agents.sh
 bash scripts/setup-docker.sh
 bash scripts/install-browser.sh
-exec "${GAUNTLET_VENV:-.venv}/bin/python" -m pytest -q -ra "$@"
+# --durations: the slowest tests named in every full run, so CI time is watched where it is spent
+exec "${GAUNTLET_VENV:-.venv}/bin/python" -m pytest -q -ra --durations=30 "$@"
