@@ -27,6 +27,7 @@ that holds only its kernel's files and the inputs it is handed (protocol.py).
 The judge's modules, in the order an evaluation uses them: evaluation.py (the whole evaluation),
 policy.py (the numbers it decides by), runners.py (a kernel runner seen from the judge), values.py
 (inputs, expected outputs, comparison), config_judge.py (one config: correctness.py, then
-rounds.py), and beside them procwatch.py, static_checks.py and roofline.py of runner/evaluator/.
+rounds.py), static_checks.py (the candidate's sources, as text), procwatch.py (its sandbox, from
+/proc) and roofline.py (bytes and FLOPs against this GPU's measured ceiling).
 """
 from runner.evaluator.judge.evaluation import evaluate  # noqa: F401  (the judge's one entry)

@@ -2,21 +2,21 @@
 then the config's row of the verdict."""
 from __future__ import annotations
 
+import math
+import random
 import time
 from collections import defaultdict
 from contextlib import contextmanager
-import math
-import random
 
-from runner.tasks.configspace import SPLIT as SPLIT_DRAWN
-from runner.results.result import ConfigResult
-from runner.tasks.task import Config, Task
 from runner.evaluator import arena
-from runner.evaluator.judge.correctness import Correctness
 from runner.evaluator.judge import policy
+from runner.evaluator.judge.correctness import Correctness
 from runner.evaluator.judge.rounds import Rounds, row_interval
 from runner.evaluator.judge.runners import RunnerClient
 from runner.evaluator.judge.values import Mismatch, device_kind
+from runner.results.result import ConfigResult
+from runner.tasks.configspace import SPLIT as SPLIT_DRAWN
+from runner.tasks.task import Config, Task
 
 
 class Phases:

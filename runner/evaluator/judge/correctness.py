@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
 
-from runner.tasks.task import Config
 from runner.evaluator import protocol
 from runner.evaluator.judge.runners import RunnerClient, RunnerFailed
 from runner.evaluator.judge.values import (Frozen, Mismatch, SentInputs, add_outliers, canonical_for, compare,
                                            config_seed, make_inputs, out_buffers, received, run_reference)
+from runner.tasks.task import Config
 
 
 class Correctness:

@@ -16,17 +16,16 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from runner.candidate import kernel_tree
-from runner.results.result import MAX_SPEEDUP, ConfigResult, Evaluation
-from runner.tasks.task import Config, Task
 from runner.evaluator import arena, devtrace, protocol, timing
-from runner.evaluator.judge import roofline, static_checks
 from runner.evaluator.gpulock import exclusive_device
 from runner.evaluator.isolation import Isolation, IsolationError, choose
-from runner.evaluator.judge.config_judge import Judge, Phases
+from runner.evaluator.judge import roofline, static_checks
 from runner.evaluator.judge import policy
+from runner.evaluator.judge.config_judge import Judge, Phases
 from runner.evaluator.judge.runners import RunnerClient, RunnerFailed, close_all, wait_gone
 from runner.evaluator.judge.values import Mismatch, TaskBroken, as_tuple, clone_args, config_seed, device_kind
-
+from runner.results.result import MAX_SPEEDUP, ConfigResult, Evaluation
+from runner.tasks.task import Config, Task
 
 
 # -- the evaluation ----------------------------------------------------------------------------------

@@ -1,9 +1,6 @@
 """The numbers the judge decides by, each with the measurement that set it (docs/evaluation.md)."""
 from __future__ import annotations
 
-
-
-
 CORRECTNESS_SEEDS = {"gpu": (0, 1, 2, 3, 4), "cpu": (0, 1)}   # KernelBench uses 5 trials
 OUTLIER_SEEDS = {"gpu": (100, 101), "cpu": (100,)}
 WARMUP_SEED, TIMING_SEED = 900, 2000

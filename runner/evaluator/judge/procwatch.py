@@ -24,9 +24,9 @@ import os
 import shutil
 import sys
 import threading
-from contextlib import contextmanager
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 
 PERIOD_S = 0.01
 GRACE_S = 0.05

@@ -10,13 +10,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
-from runner.results.result import ConfigResult
-from runner.tasks.task import Config
 from runner.evaluator import arena, devtrace, protocol, timing
 from runner.evaluator.judge import policy
 from runner.evaluator.judge.runners import RunnerClient, RunnerFailed, interference, placement_for
 from runner.evaluator.judge.values import (Frozen, Mismatch, SentInputs, canonical_for, compare, out_buffers,
                                            received)
+from runner.results.result import ConfigResult
+from runner.tasks.task import Config
 
 
 class Rounds:

@@ -17,9 +17,9 @@ from pathlib import Path
 
 from runner.evaluator import arena, devtrace, protocol
 from runner.evaluator.isolation import Isolation, prepare_workdir
+from runner.evaluator.judge import policy
 from runner.evaluator.judge.procwatch import ProcessWatch
 from runner.evaluator.protocol import ProtocolError
-from runner.evaluator.judge import policy
 
 
 class RunnerFailed(Exception):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 
-from runner.tasks.task import Config, Task
 from runner.evaluator import protocol
-from runner.evaluator.protocol import Shared
 from runner.evaluator.judge import policy
 from runner.evaluator.judge.runners import RunnerFailed
+from runner.evaluator.protocol import Shared
+from runner.tasks.task import Config, Task
 
 
 class TaskBroken(Exception):
