@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from runner.agents.agent import list_agents, resolve_agent
-from runner.agents.agentfile import AgentError
+from runner.agents.kinds import AgentError
 from runner.evaluator.timing import REGIMES
 from runner.results.result import MAX_SPEEDUP
 from runner.tasks.task import TaskError, default_tasks_root, find_task, load_task, select, select_dirs

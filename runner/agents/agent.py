@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from runner.agents import parsers
-from runner.agents.agentfile import AgentError, validate
+from runner.agents.kinds import AgentError
 from runner.agents.parsers import PARSERS, AgentReport
 
 PLACEHOLDERS = ("prompt_file", "workspace", "budget_s", "deadline_epoch", "task_id")
@@ -89,6 +89,7 @@ def load_agent(path: Path) -> AgentSpec:
         raise AgentError(path, "file", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise AgentError(path, "file", f"not valid TOML: {exc}") from None
+    from runner.agents.agentfile import validate   # pydantic: only when an agent file is read
     agent = validate(path, data)
     if agent.name != path.stem:
         raise AgentError(path, "name", f"{agent.name!r} must match the file name {path.stem!r}")

@@ -8,16 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from runner.agents.kinds import KINDS, AgentError
 from runner.agents.parsers import PARSERS
-
-KINDS = ("noop", "oracle", "replay", "command")
-
-
-class AgentError(ValueError):
-    """An agent definition or option problem: `<file>: <field>: <what is wrong>`."""
-
-    def __init__(self, file, key: str, message: str):
-        super().__init__(f"{file}: {key}: {message}")
 
 
 class _Table(BaseModel):
