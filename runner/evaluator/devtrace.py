@@ -314,6 +314,17 @@ def segment(ops: list[Op] | None, n: int) -> Batch:
     return batch
 
 
+def summary(batch: Batch, samples: list[float] | None = None) -> dict:
+    """One batch as the rules read it, for a bench's record (GAUNTLET_JUDGE_TRACE)."""
+    inside = Counter(readable(op.name) for call in batch.inside for op in call)
+    short = [round(d - s, 5) for d, s in zip(batch.device_ms, samples or [])]
+    return {"calls": batch.calls, "problems": batch.problems, "inside": dict(inside.most_common(8)),
+            "prologue": dict(Counter(map(readable, batch.prologue))), "tail": dict(Counter(map(readable, batch.tail))),
+            "between": dict(Counter(readable(n) for x in batch.between for n in x).most_common(8)),
+            "device_ms": [round(x, 5) for x in batch.device_ms[:6]], "samples_ms": [round(x, 5) for x in (samples or [])[:6]],
+            "device_less_sample_ms_max": max(short, default=None)}
+
+
 # -- the judge's reading --------------------------------------------------------------------------
 def _extra(cand: list[str], seen: list[Counter]) -> Counter:
     """What `cand` holds beyond the nearest of the baseline's segments of the same place."""

@@ -192,6 +192,12 @@ class Rounds:
                                   + ("; ".join(dict.fromkeys(problems))[:200] or "no batches") + ")")
             return
         found = devtrace.findings(cand, base, own_kernel_required=True)
+        trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: what each rule read
+        if trace:
+            with open(trace, "a") as fh:
+                fh.write(json.dumps({"config": config.name, "devtrace": {
+                    "baseline": [devtrace.summary(b) for b in base],
+                    "candidate": [devtrace.summary(b, s) for b, s in cand], "findings": found}}) + "\n")
         found += [f"device_trace: {p}" for p in candidate.trace.problems]
         foreign = candidate.trace.foreign()
         if foreign:
