@@ -177,11 +177,14 @@ def _other_speedups(result: dict, trace: Path) -> None:
             c[f"{name}_speedup"] = (figure["baseline"] + shift) / figure["candidate"]
 
 
-def _tasks_for_old(dest: Path) -> Path:
-    """tasks/ as the old evaluator's loader reads it: without the [performance] tables it predates."""
+def _tasks_for_old(dest: Path, old: str) -> Path:
+    """tasks/ as the old evaluator's loader reads it: the old commit's own tasks/ where OLD carries
+    one (`git archive COMMIT runner tasks`: task.toml keys added since fail its schema), else this
+    tree's without the [performance] tables it predates."""
     import re
     import shutil
-    shutil.copytree(ROOT / "tasks", dest)
+    own = Path(old) / "tasks"
+    shutil.copytree(own if own.is_dir() else ROOT / "tasks", dest)
     for toml in dest.glob("*/*/task.toml"):
         toml.write_text(re.sub(r"\n\[performance\]\n(#.*\n)*max_speedup = .*\n", "\n", toml.read_text()))
     return dest
@@ -207,7 +210,7 @@ def _profile_table(name: str, args) -> None:
 
 def overhead(args) -> dict:
     results = []
-    old_tasks = _tasks_for_old(Path(tempfile.mkdtemp()) / "tasks")
+    old_tasks = _tasks_for_old(Path(tempfile.mkdtemp()) / "tasks", args.old)
     for task in args.tasks:
         cand = solution_of(task)
         slug = task.replace("/", "_")
