@@ -42,12 +42,16 @@ class Timeline:
         return self
 
     def batch(self, n, inside=(OWN,), between=(ATEN_COPY, REFILL, ATEN_SUM), prologue=(REFILL, ATEN_SUM),
-              tail=(ATEN_COPY,), us=10.0, side=()):
+              tail=(ATEN_COPY,), us=10.0, side=(), early=(), gate_us=2.0):
         self.kernel(BATCH)
         for name in prologue:
             self.kernel(name)
         for i in range(n):
-            self.kernel(GATE, us=2.0)
+            self.kernel(GATE, us=gate_us)
+            for name in early:                                 # on another stream, while the gate spins
+                self.corr += 1
+                start = self.now - int(gate_us * 1000)
+                self.ops.append(devtrace.Op("kernel", name, self.pid, 9, start, start + int(us * 1000), self.corr, 1))
             for name in inside:
                 self.kernel(name, us=us / max(1, len(inside)))
             for name in side:                                  # on another stream, past the end event
@@ -122,6 +126,18 @@ def test_a_clock_that_misses_side_stream_work_reads_short():
     found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True)
     assert any(f.startswith("clock_short") for f in found), found
     honest = batches(Timeline(), us=10.0, sample_ms=0.0099)     # within the device's own time
+    assert devtrace.findings(honest, baseline_batches(), own_kernel_required=True) == []
+
+
+def test_work_run_under_the_launch_gate_is_outside_the_span():
+    """The red team's side_stream_when_unwatched on the H200 (2026-11-28): the call's kernel went to a
+    stream the gate does not hold and ran while the gate spun; the call itself queued nothing, the
+    clock read 0.5 us. Its launch lies inside the call's bracket, its device time before the span."""
+    cand = batches(Timeline(), inside=(), early=(OWN,), gate_us=40.0, us=30.0, sample_ms=0.0005)
+    found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True)
+    assert any(f.startswith("work_outside_span") and "before its span opened" in f for f in found), found
+    assert any(f.startswith("clock_short") for f in found), found     # the device's time counts it too
+    honest = batches(Timeline(), gate_us=40.0, us=30.0, sample_ms=0.030)
     assert devtrace.findings(honest, baseline_batches(), own_kernel_required=True) == []
 
 

@@ -55,6 +55,7 @@ TORCH_PREFIXES = ("_ZN2at", "_ZN3c10")
 TORCH_GLUE = ("FillFunctor", "copy_kernel", "arange", "fill_kernel")
 # A sample shorter than the call's device time by more than this is a clock that missed work.
 SHORT_ABS_MS, SHORT_REL = 0.003, 0.10
+EARLY_ABS_MS = 0.001     # a call's work that ran before its gate ended; the device's timestamps are ns
 WAIT_S = 5.0                                   # for a batch's closing marker, once per runner
 
 
@@ -278,7 +279,8 @@ class Batch:
     prologue: list[str] = field(default_factory=list)        # names, batch marker to first gate
     between: list[list[str]] = field(default_factory=list)   # names, end marker i to gate i+1
     tail: list[str] = field(default_factory=list)            # names, last end marker to batch marker
-    device_ms: list[float] = field(default_factory=list)     # per call, the gate's end to its last work
+    device_ms: list[float] = field(default_factory=list)     # per call, its first work (or the gate's end) to its last
+    early_ms: list[float] = field(default_factory=list)      # per call, device time its work ran before the gate ended
     problems: list[str] = field(default_factory=list)
 
 
@@ -306,7 +308,11 @@ def segment(ops: list[Op] | None, n: int) -> Batch:
         call = work[g + 1: e]
         batch.inside.append(call)
         last = max((op.end for op in call), default=gate.end)
-        batch.device_ms.append(max(0, last - gate.end) / 1e6)
+        first = min([op.start for op in call] + [gate.end])
+        batch.device_ms.append(max(0, last - first) / 1e6)
+        # The span opens when the gate ends; the call's launches queue behind the gate on its
+        # stream. Work that ran while the gate still spun came on another stream, unseen by the clock.
+        batch.early_ms.append(sum(max(0, min(op.end, gate.end) - op.start) for op in call) / 1e6)
         if k + 1 < n:
             batch.between.append(names[e + 1: marks[2 * k + 2][0]])
     batch.tail = [x for x in names[marks[-1][0] + 1:] if x != BATCH]
@@ -321,7 +327,7 @@ def summary(batch: Batch, samples: list[float] | None = None) -> dict:
     return {"calls": batch.calls, "problems": batch.problems, "inside": dict(inside.most_common(8)),
             "prologue": dict(Counter(map(readable, batch.prologue))), "tail": dict(Counter(map(readable, batch.tail))),
             "between": dict(Counter(readable(n) for x in batch.between for n in x).most_common(8)),
-            "device_ms": [round(x, 5) for x in batch.device_ms[:6]], "samples_ms": [round(x, 5) for x in (samples or [])[:6]],
+            "device_ms": [round(x, 5) for x in batch.device_ms[:6]], "early_ms": [round(x, 5) for x in batch.early_ms[:6]], "samples_ms": [round(x, 5) for x in (samples or [])[:6]],
             "device_less_sample_ms_max": max(short, default=None)}
 
 
@@ -362,13 +368,17 @@ def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], 
             names = ", ".join(f"{readable(n)} x{c}" for n, c in moved.most_common(3))
             found.append(f"work_outside_span: the device trace saw work between timed calls that the "
                          f"baseline's runner never runs there ({names})")
-    short = 0
-    calls = 0
+    short = early = calls = 0
     for b, samples in whole:
-        for device_ms, sample in zip(b.device_ms, samples):
+        for device_ms, early_ms, sample in zip(b.device_ms, b.early_ms, samples):
             calls += 1
             if sample < device_ms - max(SHORT_ABS_MS, SHORT_REL * device_ms):
                 short += 1
+            if early_ms > EARLY_ABS_MS:
+                early += 1
+    if early > calls // 2:
+        found.append(f"work_outside_span: in {early} of {calls} timed calls the device ran the call's work "
+                     "before its span opened (while the launch gate still held the call's stream: another stream)")
     if short > calls // 2:
         found.append(f"clock_short: {short} of {calls} timed calls reported less time than the device "
                      "spent on them (the device trace, every stream)")

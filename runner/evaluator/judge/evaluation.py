@@ -239,10 +239,11 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
         def retire(runner: RunnerClient) -> None:
             """A runner ended, and every process of its sandbox waited out (with them its GPU
             contexts and the work queued there) before anything else is timed."""
-            members = runner.members()
-            runners.remove(runner)
-            runner.close()
-            wait_gone(members)
+            with phases("runner retire"):
+                members = runner.members()
+                runners.remove(runner)
+                runner.close()
+                wait_gone(members)
 
         def settle(runner: RunnerClient, probe_reply: dict, baseline_too: bool = True) -> dict:
             """The candidate's runner after its probe build: its process offset measured, then

@@ -190,7 +190,9 @@ class RunnerClient:
         if message["op"] == "time" and self.trace is not None and not self.trace.dead:
             # every timed batch's records, whoever asked for it: the batch markers pair in order
             samples = reply.get("samples") if reply["ok"] and isinstance(reply.get("samples"), list) else []
+            waited = time.perf_counter()
             self.trace_batches.append((self.trace.take_batch(), int(message["n"]), samples))
+            self.op_seconds["judge: trace wait"] += time.perf_counter() - waited
         return reply
 
     # -- the runner's processes, seen from the judge --------------------------------------------
