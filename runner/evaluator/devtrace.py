@@ -26,6 +26,7 @@ Imports only the standard library.
 """
 from __future__ import annotations
 
+import functools
 import glob
 import hashlib
 import os
@@ -332,12 +333,25 @@ def summary(batch: Batch, samples: list[float] | None = None) -> dict:
 
 
 # -- the judge's reading --------------------------------------------------------------------------
-def _extra(cand: list[str], seen: list[Counter]) -> Counter:
+def _extra(cand: list[str], seen: tuple) -> Counter:
     """What `cand` holds beyond the nearest of the baseline's segments of the same place."""
-    have = Counter(cand)
     if not seen:
         return Counter()
-    return min((have - s for s in seen), key=lambda c: sum(c.values()))
+    return Counter(dict(_extra_of(tuple(sorted(Counter(cand).items())), seen)))
+
+
+def _distinct(seen: list[Counter]) -> tuple:
+    """The baseline's segments of one place as a hashable set: a batch of 500 calls has 499
+    between-segments, nearly all alike (reading each candidate segment against every one of them
+    cost the judge seconds a config on the H200)."""
+    return tuple(sorted({tuple(sorted(c.items())) for c in seen}))
+
+
+@functools.lru_cache(maxsize=4096)
+def _extra_of(have: tuple, seen: tuple) -> tuple:
+    have = Counter(dict(have))
+    best = min((have - Counter(dict(s)) for s in seen), key=lambda c: sum(c.values()))
+    return tuple(sorted(best.items()))
 
 
 def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], *, own_kernel_required: bool) -> list[str]:
@@ -356,9 +370,9 @@ def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], 
         found.append("no_kernel_launch: the device trace saw no kernel of the candidate's own in any timed call")
     clean = [b for b in baseline if not b.problems]
     if clean:
-        places = {"prologue": [Counter(b.prologue) for b in clean],
-                  "between": [Counter(x) for b in clean for x in b.between] or [Counter()],
-                  "tail": [Counter(b.tail) for b in clean]}
+        places = {"prologue": _distinct([Counter(b.prologue) for b in clean]),
+                  "between": _distinct([Counter(x) for b in clean for x in b.between] or [Counter()]),
+                  "tail": _distinct([Counter(b.tail) for b in clean])}
         moved = Counter()
         for b, _ in whole:
             moved += _extra(b.prologue, places["prologue"]) + _extra(b.tail, places["tail"])
