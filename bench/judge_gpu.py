@@ -13,8 +13,8 @@
         forged event timer, a skipped L2 flush, an empty CUDA graph, work left to a thread, GPU
         work a process of the candidate's queues against the baseline (baseline_hog); issue 30's
         reaches into the runner's process (findings_cleared, refill_wrapped,
-        side_stream_when_unwatched, dispatch_mode_pushed), for the device trace: run them with
-        GAUNTLET_DEVICE_TRACE=1 in the environment (runner/evaluator/devtrace.py).
+        side_stream_when_unwatched, dispatch_mode_pushed), for the device trace (on by default on
+        CUDA; GAUNTLET_DEVICE_TRACE=0 runs them without it: runner/evaluator/devtrace.py).
     python3 bench/judge_gpu.py ncu --out DIR [--tasks T ...]
         Nsight Compute's gpu__time_duration of each single-kernel solution on its largest seen
         config, against the candidate time the judge reported for it.
@@ -447,7 +447,7 @@ def {sym}(x, *rest):
     return y.reshape(x.shape).to(x.device, x.dtype)
 ''',
     # Issue 30: cheats that reach what the verdict rests on inside the candidate's own process. Each
-    # is for the device trace (GAUNTLET_DEVICE_TRACE=1, devtrace.py) to catch from outside it.
+    # is for the device trace (devtrace.py, on by default on CUDA) to catch from outside it.
     # PyTorch computes; the runner's findings are emptied through its `__main__` module, reached by
     # a name resolved from a string, so the dispatch watch's torch_fallback never leaves the runner.
     "findings_cleared": '''

@@ -1,5 +1,5 @@
 """Screenshot of a `gauntlet view` site's index page with Debian's chromium (scripts/install-browser.sh),
-as docs/images/view.png was made:  python scripts/view_screenshot.py SITE_DIR OUT.png [HEIGHT]"""
+as docs/images/view.png was made (from results/gpu-2026-11-28b/view):  python scripts/view_screenshot.py SITE_DIR OUT.png [HEIGHT]"""
 import shutil
 import sys
 from pathlib import Path

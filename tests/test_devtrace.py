@@ -203,8 +203,10 @@ def test_the_injection_library_builds_against_cupti(tmp_path):
     assert oct(library.stat().st_mode & 0o777) == "0o755"
 
 
-def test_off_unless_asked_and_only_on_cuda(monkeypatch):
+def test_on_by_default_on_cuda_only_and_off_when_asked(monkeypatch):
     monkeypatch.delenv(devtrace.SWITCH, raising=False)
+    assert devtrace.wanted("cuda") and not devtrace.wanted("cpu") and not devtrace.wanted("rocm")
+    monkeypatch.setenv(devtrace.SWITCH, "0")
     assert not devtrace.wanted("cuda")
     monkeypatch.setenv(devtrace.SWITCH, "1")
     assert devtrace.wanted("cuda") and not devtrace.wanted("cpu") and not devtrace.wanted("rocm")

@@ -98,6 +98,8 @@ def test_view_opens_from_disk_and_leads_from_the_leaderboard_to_an_attempt(runs,
         scripted = page.locator("#leaderboard-table tr", has_text="scripted")
         cells = scripted.locator("td").all_inner_texts()
         assert cells[3:6] == ["1", "0", "0"], cells          # compiled, yet correct on neither split: flagged
+        # its script travels inline in its command: the row shows the command's start, its section all of it
+        assert "characters)" in cells[0] and len(cells[0]) < 300, cells[0]
         oracle = page.locator("#leaderboard-table tr", has_text="oracle").locator("td").all_inner_texts()
         assert oracle[1:6] == ["2", "2", "2", "2", "2"], oracle
         # the attempt table filters: only the scripted agent's row is left
@@ -106,6 +108,7 @@ def test_view_opens_from_disk_and_leads_from_the_leaderboard_to_an_attempt(runs,
         # leaderboard -> the agent's attempts -> the attempt's page
         scripted.locator("a.agent-link").click()
         section = page.locator(page.evaluate("location.hash"))
+        assert "Let me look at the hidden configs first" in section.locator("p.identity").inner_text()
         section.locator("a.attempt-link").first.click()
         page.wait_for_selector("#plot-configs .main-svg")
         page.wait_for_selector("#plot-timeline .main-svg")

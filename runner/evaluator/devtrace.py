@@ -18,9 +18,11 @@ at each batch's start and end. From the records alone, without a word from the r
   device time  from the gate's end to the last of the call's device work, on every stream: a
              sample the runner reports shorter than that is a clock that does not see everything.
 
-Off unless GAUNTLET_DEVICE_TRACE=1 (CUDA only; CUPTI is NVIDIA's): it has not yet been run on a
-GPU, and its rules must first show no flag on honest runs (docs/evaluation.md). In the runner it
-replaces the profiler sessions (CUPTI takes one client).
+On for every timed evaluation on CUDA (CUPTI is NVIDIA's); GAUNTLET_DEVICE_TRACE=0 turns it off.
+On an H200 (results/gpu-2026-11-28b.md) it raised no flag on 14 honest evaluations of 6 tasks
+and caught every red-team cheat that reaches into the runner's process; it moves some timings
+(docs/evaluation.md says how much). In the runner it replaces
+the profiler sessions (CUPTI takes one client).
 
 Imports only the standard library.
 """
@@ -65,7 +67,7 @@ class Unavailable(Exception):
 
 
 def wanted(device: str) -> bool:
-    return os.environ.get(SWITCH) == "1" and device == "cuda"
+    return device == "cuda" and os.environ.get(SWITCH, "1") != "0"
 
 
 # -- the library ----------------------------------------------------------------------------------
@@ -105,16 +107,19 @@ def build(cache: Path) -> Path:
     out = cache / key / "libgauntlet_devtrace.so"
     if out.is_file():
         return out
-    out.parent.mkdir(parents=True, exist_ok=True)
-    libname = sorted(lib.glob("libcupti.so*"), key=lambda p: len(p.name))[0]
-    argv = [compiler, "-shared", "-fPIC", "-O2", "-I", str(include), str(SOURCE), "-o", str(out) + ".tmp",
-            str(libname), f"-Wl,-rpath,{lib}"]
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
-    if proc.returncode != 0:
-        raise Unavailable(f"trace library did not build: {(proc.stderr or proc.stdout)[-300:]}")
-    os.replace(str(out) + ".tmp", out)
-    for path in (out, out.parent):
-        path.chmod(0o755)
+    try:         # on by default: a host that cannot build it gets a note, never a failed evaluation
+        out.parent.mkdir(parents=True, exist_ok=True)
+        libname = sorted(lib.glob("libcupti.so*"), key=lambda p: len(p.name))[0]
+        argv = [compiler, "-shared", "-fPIC", "-O2", "-I", str(include), str(SOURCE), "-o", str(out) + ".tmp",
+                str(libname), f"-Wl,-rpath,{lib}"]
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        if proc.returncode != 0:
+            raise Unavailable(f"trace library did not build: {(proc.stderr or proc.stdout)[-300:]}")
+        os.replace(str(out) + ".tmp", out)
+        for path in (out, out.parent):
+            path.chmod(0o755)
+    except (OSError, IndexError, subprocess.SubprocessError) as exc:
+        raise Unavailable(f"trace library did not build: {exc}") from None
     return out
 
 

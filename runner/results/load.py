@@ -32,9 +32,14 @@ class AgentIdentity:
         text = json.dumps([self.name, self.command, list(self.options)])
         return hashlib.sha256(text.encode()).hexdigest()[:6]
 
-    def describe(self) -> str:
+    def describe(self, limit: int | None = None) -> str:
+        """Name, options and command; a command past `limit` characters is cut (an agent whose
+        script travels inline in its command would fill a leaderboard row)."""
         parts = [self.name] + [f"{k.removeprefix('GAUNTLET_').lower()}={v}" for k, v in self.options]
-        return " ".join(parts) + (f" | command: {self.command}" if self.command else "")
+        command = self.command
+        if command and limit and len(command) > limit:
+            command = f"{command[:limit]}... ({len(command)} characters)"
+        return " ".join(parts) + (f" | command: {command}" if command else "")
 
 
 @dataclass

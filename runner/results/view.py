@@ -53,7 +53,7 @@ def leaderboard(attempts: list[Attempt]) -> list[dict]:
         costs = [a.result.cost_usd for a in group if a.result.cost_usd is not None]
         seconds = [a.result.agent_seconds for a in group if a.result.agent_seconds is not None]
         rows.append({
-            "agent": label, "identity": group[0].identity.describe(), "attempts": len(group), "tasks": len(by_task),
+            "agent": label, "identity": group[0].identity.describe(limit=100), "identity_full": group[0].identity.describe(), "attempts": len(group), "tasks": len(by_task),
             "compiled": sum(score.compiled(r) for r in scored),
             "correct_seen": sum(score.passed(r, "seen") for r in scored),
             "correct_hidden": sum(score.passed(r, "unseen") for r in scored),
