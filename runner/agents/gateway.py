@@ -160,8 +160,10 @@ def cli_folders(name: str) -> list[Path]:
 
 
 def preflight(spec, backend: str) -> None:
-    """Fail fast, before any sandbox starts, naming every missing prerequisite at once: each required
-    key, and the CLI itself on the local backend."""
+    """Fail fast, before any sandbox starts: a bad gateway table first (the file and the field), then
+    every missing prerequisite at once: each required key, and the CLI itself on the local backend."""
+    if spec.gateway:
+        gateway_config(spec)
     source = spec.source.name if spec.source else spec.name
     missing = [f"environment variable {k} is not set (needed by {source})"
                for k in spec.env_required if not os.environ.get(k)]
@@ -171,8 +173,6 @@ def preflight(spec, backend: str) -> None:
                        f"(install it: {spec.install or 'see docs/agents.md'})")
     if missing:
         raise GatewayError(f"agent {spec.name}: " + "; ".join(missing))
-    if spec.gateway:
-        gateway_config(spec)
 
 
 @contextlib.contextmanager

@@ -134,8 +134,9 @@ def test_run_options_reach_the_agent_through_gauntlet_run(tmp_path, tasks_root):
 
 def test_missing_key_fails_fast_in_one_line(tmp_path, tasks_root):
     out = tmp_path / "run"
+    path = f"{fake_bin(tmp_path, 'claude')}:{os.environ['PATH']}"     # the CLI there, installed or not
     proc = gauntlet("run", "--agent", "claude-code", "--tasks", "triton2triton", "--tasks-root", tasks_root,
-                    "--device", "cpu", "--out", out, isolate=False, env={"ANTHROPIC_API_KEY": ""})
+                    "--device", "cpu", "--out", out, isolate=False, env={"ANTHROPIC_API_KEY": "", "PATH": path})
     assert proc.returncode == 1
     assert proc.stderr.strip() == ("Error: agent claude-code: environment variable ANTHROPIC_API_KEY is not set "
                                    "(needed by claude-code.toml)")
