@@ -177,6 +177,43 @@ def test_float8_crosses_the_protocol_and_its_perturbation_stays_finite():
 
 
 
+@pytest.mark.parametrize("dtype", ["uint32", "uint16"])
+def test_unsigned_outputs_cross_the_protocol_and_compare_exactly(dtype):
+    """uint32 (vLLM's pack_bitmatrix) and uint16 outputs: poisoned judge buffers, the runner's copy
+    into them, the judge's read-back, an exact comparison (the top bit included) and the digest, on
+    the GPU when there is one (torch's unsigned types have few kernels of their own)."""
+    import torch
+    from runner.evaluator import protocol
+    from runner.evaluator.judge.values import Mismatch, compare, freeze_reference, out_buffers, received
+    from runner.evaluator.kernel_runner import _same
+    from runner.tasks.task import Tolerance
+
+    class Exact:
+        def tolerance(self, dtype):
+            return Tolerance(0.0, 0.0)
+
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    bits = 32 if dtype == "uint32" else 16
+    values = torch.tensor([[0, 1, 2**bits - 1, 2**bits - 2], [2**(bits - 1), 7, 8, 2**(bits - 1) + 3]])
+    want = values.to(getattr(torch, dtype)).to(device)
+    expected = freeze_reference(want)
+    meta = [{"dtype": dtype, "shape": [2, 4], "strides": [4, 1], "device": device}]
+    for pattern in (0, 1):
+        buffers = out_buffers(expected, pattern)
+        assert not torch.equal(buffers[0].tensor().to(torch.int64), values)          # poisoned
+        runner_side = protocol.Shared(dtype, (2, 4), os.dup(buffers[0].fd))          # kernel_runner._write
+        runner_side.tensor().copy_(want.detach())
+        runner_side.close()
+        got = received(buffers, meta, device)
+        assert got.tensors[0].dtype == want.dtype and compare(Exact(), got, expected) == 0.0
+    assert _same(want, want.clone())
+    weights = protocol.digest_weights((want,), 3)
+    assert protocol.digest((want,), weights) == protocol.digest((got.tensors[0],), weights)
+    off = freeze_reference((values ^ (1 << (bits - 1))).to(getattr(torch, dtype)).to(device))   # the top bit flipped
+    with pytest.raises(Mismatch, match="max abs error"):
+        compare(Exact(), got, off)
+
+
 def test_a_tie_in_top_k_accepts_either_column_through_the_tasks_canonical():
     """torch.topk does not say which column of a tie it returns; an H100 run failed an honest
     kernel (and the naive baseline) on a tied draw. The task's canonical() compares the values the

@@ -18,6 +18,10 @@ from .conftest import REPO, gauntlet
 FIXTURES = REPO / "tests" / "fixtures" / "aka"
 SCALE = "triton2triton/vllm_triton_scale_rows"
 ADD_BIAS = "triton2triton/vllm_triton_add_bias"     # AKA's function writes its output in place
+GATHER = "triton2triton/vllm_triton_gather_rows"    # writes an argument and returns a view of it
+HALF = "triton2triton/vllm_triton_half_scale"       # float16 out, checked as out.float() against float32
+PACK = "triton2triton/vllm_triton_pack_bits"        # a uint32 output
+IMPORTED = (SCALE, ADD_BIAS, GATHER, HALF, PACK)
 
 
 @pytest.fixture(scope="module")
@@ -34,13 +38,13 @@ def test_import_counts_per_category_and_skip_reason(imported):
         "image_kernel": {"total": 1, "imported": 0, "skipped": {"image-bound": 1}},
         "repository": {"total": 1, "imported": 0, "skipped": {"repository": 1}},
         "torch2flydsl": {"total": 1, "imported": 0, "skipped": {"flydsl": 1}},
-        "triton2triton": {"total": 4, "imported": 2,
+        "triton2triton": {"total": 7, "imported": 5,
                           "skipped": {"pytest-harness": 1, "reference-reads-sizes": 1}}}
     reasons = {t["path"]: t.get("reason") for t in report["tasks"]}
     assert reasons["triton2triton/vllm/triton_scale_sized"] == "reference-reads-sizes"   # reads the loop's `cols`
     assert report["aka_commit"] == "unknown"          # the fixtures are no checkout of their own
-    assert re.search(r"^triton2triton +4 +2 +pytest-harness: 1, reference-reads-sizes: 1$", proc.stdout, re.M)
-    assert sorted(p.name for p in (out / "triton2triton").iterdir()) == [ADD_BIAS.split("/")[1], SCALE.split("/")[1]]
+    assert re.search(r"^triton2triton +7 +5 +pytest-harness: 1, reference-reads-sizes: 1$", proc.stdout, re.M)
+    assert sorted(p.name for p in (out / "triton2triton").iterdir()) == sorted(t.split("/")[1] for t in IMPORTED)
 
 
 def test_task_maps_shapes_tolerance_and_origin(imported):
@@ -65,7 +69,7 @@ def test_task_maps_shapes_tolerance_and_origin(imported):
 def test_imported_tasks_validate(imported):
     out, _ = imported
     proc = gauntlet("tasks", "validate", "--tasks-root", out)
-    assert proc.stdout.strip().splitlines()[-1] == "2 valid, 0 invalid"
+    assert proc.stdout.strip().splitlines()[-1] == "5 valid, 0 invalid"
 
 
 def _attempts(run_dir: Path) -> dict:
@@ -81,16 +85,29 @@ def scale_rows(x, w, eps=0.5):
 '''
 
 
-def test_shipped_kernel_passes_and_a_wrong_one_fails_through_the_judge(imported, tmp_path):
+@pytest.fixture(scope="module")
+def noop(imported, tmp_path_factory) -> dict:
+    """noop (AKA's kernel as shipped, the baseline as candidate) through the judge on the CPU, every
+    imported fixture task: {task: result}."""
+    out, _ = imported
+    tmp = tmp_path_factory.mktemp("aka-noop")
+    shutil.copytree(out, tmp / "tasks")
+    gauntlet("run", "--agent", "noop", *(a for t in IMPORTED for a in ("--tasks", t)), "--tasks-root", tmp / "tasks",
+             "--device", "cpu", "--out", tmp / "noop", check=False)
+    return _attempts(tmp / "noop")
+
+
+def _passes(result: dict) -> bool:
+    return result["compiled"] and result["correct_seen"] and result["correct_unseen"] and not result.get("flags")
+
+
+def test_shipped_kernel_passes_and_a_wrong_one_fails_through_the_judge(imported, noop, tmp_path):
     out, _ = imported
     tasks = tmp_path / "tasks"
     shutil.copytree(out, tasks)
-    gauntlet("run", "--agent", "noop", "--tasks", SCALE, "--tasks", ADD_BIAS, "--tasks-root", tasks, "--device", "cpu",
-             "--out", tmp_path / "noop", check=False)
-    results = _attempts(tmp_path / "noop")
     for task in (SCALE, ADD_BIAS):        # X->X: AKA's kernel as shipped is the baseline, and correct
-        r = results[task]
-        assert r["compiled"] and r["correct_seen"] and r["correct_unseen"], r
+        r = noop[task]
+        assert _passes(r), r
         assert r["origin"]["benchmark"] == "aka" and r["origin"]["category"] == "triton2triton"
     solution = tasks / SCALE / "solution" / "source"
     solution.mkdir(parents=True)
@@ -101,6 +118,56 @@ def test_shipped_kernel_passes_and_a_wrong_one_fails_through_the_judge(imported,
              "--out", tmp_path / "wrong", check=False)
     r = _attempts(tmp_path / "wrong")[SCALE]
     assert r["compiled"] and not r["correct_seen"], r
+
+
+def test_a_function_returning_a_view_of_its_argument_is_called_on_a_copy(imported, noop):
+    """vLLM's gather_block_tables writes `dst` and returns `dst[:n]`: the judge refuses an output
+    that is (a view of) an input, and a call that changes its inputs (so copying the view after the
+    call is not enough). The entry calls it on a copy of `dst`."""
+    from runner.tasks.task import load_task
+    out, _ = imported
+    task = load_task(out / GATHER, out)
+    assert task.entry == "source/gauntlet_entry.py" and list(task.editable) == ["source/triton_gather_rows.py", task.entry]
+    assert "args[i] = args[i].clone()" in (out / GATHER / task.entry).read_text()
+    assert _passes(noop[GATHER]), noop[GATHER]
+
+
+def test_the_entry_copies_any_output_that_shares_an_input_at_run_time(imported, tmp_path, monkeypatch):
+    """Whatever the source returns: an output sharing memory with an argument the entry did not copy
+    (here the source function swapped for one returning its input) comes back as a copy."""
+    import importlib.util
+
+    import torch
+    out, _ = imported
+    monkeypatch.syspath_prepend(str(out / GATHER / "source"))
+    spec = importlib.util.spec_from_file_location("aka_gather_entry", out / GATHER / "source" / "gauntlet_entry.py")
+    entry = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(entry)
+    idx, src, dst = torch.arange(2, dtype=torch.int32), torch.ones(4, 8, dtype=torch.int32), torch.zeros(4, 8, dtype=torch.int32)
+    monkeypatch.setattr(entry._source, "gather_rows", lambda i, s, d: (s[1:], i.view(-1)))
+    got = entry.gather_rows(idx, src, dst)
+    assert [torch.equal(g, w) for g, w in zip(got, (src[1:], idx))] == [True, True]
+    held = {t.untyped_storage().data_ptr() for t in (idx, src, dst)}
+    assert not {g.untyped_storage().data_ptr() for g in got} & held
+
+
+def test_an_output_the_check_compared_converted_is_returned_converted(imported, noop):
+    """AKA compared `out.float()` (float16) with a float32 reference: reference.py returns float32, so
+    the entry returns the output as `.float()`, in the dtype AKA compared it in."""
+    from runner.tasks.importers.aka import AkaTask, Mapped, parse_runner
+    import yaml
+    folder = FIXTURES / "tasks" / "triton2triton" / "vllm" / "triton_half_scale"
+    parsed = parse_runner(AkaTask("triton2triton/vllm/triton_half_scale", "triton2triton", folder,
+                                  yaml.safe_load((folder / "config.yaml").read_text())))
+    assert isinstance(parsed, Mapped) and parsed.casts == [["float"]] and parsed.returned_args == []
+    out, _ = imported
+    assert (out / HALF / "source" / "gauntlet_entry.py").read_text().rstrip().endswith("return out.float()")
+    assert _passes(noop[HALF]), noop[HALF]
+
+
+def test_a_uint32_output_goes_through_the_judge(noop):
+    """vLLM's pack_bitmatrix returns uint32: the judge's protocol carries it (bit 31 set included)."""
+    assert _passes(noop[PACK]), noop[PACK]
 
 
 def test_reading_a_task_never_executes_it(tmp_path):

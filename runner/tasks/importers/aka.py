@@ -36,6 +36,7 @@ import json
 import math
 import re
 import shutil
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,6 +83,14 @@ _RUNNER = re.compile(r"^python3?\s+(scripts/task_runner\.py)\s+correctness\s*$")
 _SYNC = {"torch.cuda.synchronize()", "torch.manual_seed"}
 # what the check compared may be the output seen through these (AKA compares result.float() etc.)
 _VIEWS = {"float", "cpu", "contiguous", "cuda", "double"}
+_DTYPE_VIEWS = ("float", "double")         # those of _VIEWS that change the dtype
+# what a function's return may alias an argument through: indexing, and these methods and attributes
+_ALIAS_CALLS = {"view", "view_as", "reshape", "reshape_as", "t", "transpose", "permute", "squeeze", "unsqueeze",
+                "narrow", "expand", "expand_as", "flatten", "unflatten", "movedim", "moveaxis", "swapaxes",
+                "swapdims", "select", "as_strided", "detach", "contiguous", "to", "type", "float", "double",
+                "half", "bfloat16", "int", "long", "short", "bool", "split", "chunk", "unbind", "diagonal",
+                "squeeze_", "unsqueeze_", "transpose_", "t_", "view_as_real", "view_as_complex", "requires_grad_"}
+_ALIAS_ATTRS = {"T", "mT", "H", "mH", "data", "real", "imag"}
 _ALLOWED_IMPORTS = {"torch", "math", "itertools", "functools", "collections", "typing", "random", "operator"}
 _BUILTINS = set(dir(builtins))
 
@@ -123,6 +132,20 @@ class Mapped:
     instructions: str
     outputs: int
     written: list[int] = field(default_factory=list)   # positions of the arguments the function writes in place
+    # positions of the arguments the function's return may be (a view of): it is called on copies
+    returned_args: list[int] = field(default_factory=list)
+    # per output: the dtype conversions AKA's check applied to it and not to the reference
+    # (`allclose(out.float(), ref)`), innermost first
+    casts: list[list[str]] = field(default_factory=list)
+
+    @property
+    def copied(self) -> list[int]:
+        """The arguments the entry passes as copies: those the function writes, or may return."""
+        return sorted(set(self.written) | set(self.returned_args))
+
+    @property
+    def needs_entry(self) -> bool:
+        return bool(self.copied or any(self.casts))
 
 
 # -- listing ------------------------------------------------------------------------------------
@@ -402,6 +425,7 @@ def parse_runner(task: AkaTask) -> Mapped | Skip:
     candidates = set(outputs) if not in_place else {n for n in arg_names if n}
     aliases = {o: o for o in candidates}
     compared: dict[str, ast.expr] = {}
+    casts: dict[str, list[str]] = {}
     pool, tolerances = list(enumerate(body[:k])), set()     # statements the inputs and reference are sliced from
     for j, s in enumerate(body[k + 1:], start=k + 1):
         cmp = _comparison(s)
@@ -426,6 +450,10 @@ def parse_runner(task: AkaTask) -> Mapped | Skip:
             # `want` seen through the output's own views is the output's form (ref.float() against
             # out.float()); views only on `want` (ref.cpu()) are kept
             compared[name] = want if want_views == views or not want_views else cmp.args[1]
+            # the output seen through a dtype view the reference is not (`allclose(out.float(), ref)`):
+            # AKA compared the converted output, so the entry returns it converted (torch.allclose
+            # refuses two dtypes: what AKA compared agrees in dtype, the raw output may not)
+            casts[name] = [] if want_views == views else [v for v in reversed(views) if v in _DTYPE_VIEWS]
             if in_place:
                 outputs.append(name)
             continue
@@ -493,7 +521,66 @@ def parse_runner(task: AkaTask) -> Mapped | Skip:
         task.config.get("prompt"), dict) else ""
     return Mapped(source_rel=sources[0], symbol=symbol, keys=keys, seen=seen, reference_py=text, atol=atol,
                   rtol=rtol, instructions=str(instructions), outputs=len(outputs),
-                  written=[arg_names.index(o) for o in outputs] if in_place else [])
+                  written=[arg_names.index(o) for o in outputs] if in_place else [],
+                  returned_args=[] if in_place else _returned_args(source_tree, symbol, len(args)),
+                  casts=[casts[o] for o in outputs])
+
+
+def _own_nodes(fn: ast.FunctionDef):
+    """The nodes of a function's body, not those of the functions, lambdas and classes inside it."""
+    todo = list(fn.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        todo += [c for c in ast.iter_child_nodes(node)
+                 if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))]
+
+
+def _alias_roots(node: ast.expr) -> list[str]:
+    """The names an expression may be (a view of): `dst[:n]`, `x.view(-1)`, `out.T`, `a if c else b`."""
+    if isinstance(node, ast.IfExp):
+        return _alias_roots(node.body) + _alias_roots(node.orelse)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return [r for e in node.elts for r in _alias_roots(e)]
+    while True:
+        if isinstance(node, ast.Subscript) or (isinstance(node, ast.Attribute) and node.attr in _ALIAS_ATTRS):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ALIAS_CALLS:
+            node = node.func.value
+        else:
+            break
+    return [node.id] if isinstance(node, ast.Name) else []
+
+
+def _returned_args(source: ast.Module, name: str, n_args: int) -> list[int]:
+    """Positions (below `n_args`, those the check passes) of the parameters of `name` that what it
+    returns may be, or be a view of (`return dst[:n]`; `out = dst.view(-1) ... return out`), read
+    from its body: the judge refuses an output that shares an input's memory, and a function that
+    returns its argument has usually written it. Conservative: a parameter rebound to a new tensor
+    (`if out is None: out = torch.empty(...)`) still counts."""
+    fn = next((n for n in source.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
+    if fn is None:
+        return []
+    params = [p.arg for p in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
+    aliases = {p: {p} for p in params}
+    nodes = list(_own_nodes(fn))
+    changed = True
+    while changed:             # local names bound to (a view of) a parameter, to a fixed point
+        changed = False
+        for node in nodes:
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                found = set().union(*(aliases.get(r, set()) for r in _alias_roots(node.value)))
+                for t in targets:
+                    if isinstance(t, ast.Name) and not found <= aliases.get(t.id, set()):
+                        aliases[t.id] = aliases.get(t.id, set()) | found
+                        changed = True
+    returned = set()
+    for node in nodes:
+        if isinstance(node, ast.Return) and node.value is not None:
+            for root in _alias_roots(node.value):
+                returned |= aliases.get(root, set())
+    return sorted(i for i, p in enumerate(params) if p in returned and i < n_args)
 
 
 def _slice(pool: list[tuple[int, ast.stmt]], needed: set[str], stop: set[str]) -> list[tuple[int, ast.stmt]]:
@@ -657,34 +744,90 @@ ENTRY_NAME = "gauntlet_entry.py"
 
 
 def _entry_rel(mapped: Mapped) -> str:
-    """The file the judge imports: the source itself, or beside it the entry that returns what the
-    source's function writes in place."""
-    if not mapped.written:
+    """The file the judge imports: the source itself, or beside it the entry that adapts the source's
+    function to the judge's contract (Mapped.needs_entry; _entry_py says how)."""
+    if not mapped.needs_entry:
         return mapped.source_rel
     parent = Path(mapped.source_rel).parent.as_posix()
     return ENTRY_NAME if parent == "." else f"{parent}/{ENTRY_NAME}"
 
 
+def _positions(ps: list[int]) -> str:
+    return ", ".join(str(i) for i in ps) + " (0-based)"
+
+
 def _entry_py(task: AkaTask, mapped: Mapped) -> str:
-    module = Path(mapped.source_rel).stem
-    returned = f"args[{mapped.written[0]}]" if len(mapped.written) == 1 else \
-        "(" + ", ".join(f"args[{i}]" for i in mapped.written) + ")"
+    """The entry: calls the source's function on copies of the arguments it writes or may return,
+    returns the written arguments where it writes its result in place, copies any returned tensor
+    that still shares memory with an input (checked at run time, whatever the source does), and
+    converts an output to the dtype AKA's check compared it in."""
+    module, symbol = Path(mapped.source_rel).stem, mapped.symbol
+    why = []
+    if mapped.written:
+        why.append(f"AKA's check calls `{module}.{symbol}`, which writes its result into argument(s) "
+                   f"{_positions(mapped.written)}: this calls it on copies of them and returns those")
+    if mapped.returned_args:
+        why.append(f"`{symbol}` may return argument(s) {_positions(mapped.returned_args)} or a view of "
+                   f"them (and write them): this calls it on copies of them")
+    for k, cast in enumerate(mapped.casts):
+        if cast:
+            why.append(f"AKA's check compares output {k} as `{''.join(f'.{c}()' for c in cast)}` with its "
+                       f"reference, which reference.py returns as is: this returns the output converted so")
+    why.append("any returned tensor that still shares memory with an input is copied (`_owned`)")
+    lines = ["    given = args", "    args = list(args)"]
+    if mapped.copied:
+        lines += [f"    for i in {tuple(mapped.copied)!r}:",
+                  "        if isinstance(args[i], torch.Tensor):",
+                  "            args[i] = args[i].clone()"]
+    if mapped.written:
+        lines.append(f"    _source.{symbol}(*args)")
+        written = [f"args[{i}]" for i in mapped.written]
+        lines.append(f"    out = {written[0] if len(written) == 1 else '(' + ', '.join(written) + ')'}")
+    else:
+        lines.append(f"    out = _source.{symbol}(*args)")
+    lines.append("    out = _owned(out, given)")
+    if any(mapped.casts):
+        if len(mapped.casts) == 1:
+            lines.append("    return out" + "".join(f".{c}()" for c in mapped.casts[0]))
+        else:
+            names = [f"out{k}" for k in range(len(mapped.casts))]
+            lines.append(f"    {', '.join(names)} = out")
+            lines.append("    return (" + ", ".join(n + "".join(f".{c}()" for c in cast)
+                                              for n, cast in zip(names, mapped.casts)) + ")")
+    else:
+        lines.append("    return out")
+    body = "\n".join(lines)
+    intro = (f"The judge calls `{symbol}(*args)` here, not `{module}.{symbol}`: it compares what the entry "
+             "returns with reference.py, and refuses an output that is (a view of) an input and a call that "
+             "changes its inputs.")
+    reasons = "\n".join(textwrap.fill(f"- {w}.", 100, subsequent_indent="  ") for w in why)
     return f'''"""Entry for AgentKernelArena {task.path} (written by `gauntlet tasks import aka`).
 
-AKA's check calls `{module}.{mapped.symbol}`, which writes its result into argument(s)
-{", ".join(str(i) for i in mapped.written)} (0-based). The judge compares what the entry returns and
-refuses a call that changes its inputs, so this calls it on copies of those arguments and returns
-them. You may edit this file too: the judge only checks what `{mapped.symbol}(*args)` returns.
+{textwrap.fill(intro, 100)}
+
+{reasons}
+
+You may edit this file too: the judge only checks what `{symbol}(*args)` returns.
 """
+import torch
+
 import {module} as _source
 
 
-def {mapped.symbol}(*args):
-    args = list(args)
-    for i in {tuple(mapped.written)!r}:
-        args[i] = args[i].clone()
-    _source.{mapped.symbol}(*args)
-    return {returned}
+def _owned(out, inputs):
+    """`out` (a tensor or a tuple of them), each tensor sharing memory with an input copied."""
+    held = {{a.untyped_storage().data_ptr() for a in inputs
+            if isinstance(a, torch.Tensor) and a.untyped_storage().nbytes()}}
+
+    def own(o):
+        if isinstance(o, torch.Tensor) and o.untyped_storage().nbytes() and o.untyped_storage().data_ptr() in held:
+            return o.clone()
+        return o
+    return tuple(own(o) for o in out) if isinstance(out, (tuple, list)) else own(out)
+
+
+def {symbol}(*args):
+{body}
 '''
 
 
@@ -719,8 +862,8 @@ hidden = "hidden/configs.toml"
 
 
 def _readme(task: AkaTask, mapped: Mapped, commit: str) -> str:
-    entry_note = (f" The judge calls it through `{_entry_rel(mapped)}`, which returns the argument(s) "
-                  f"AKA's function writes in place." if mapped.written else "")
+    entry_note = (f" The judge calls it through `{_entry_rel(mapped)}`, which adapts it to the judge's "
+                  f"contract (its docstring says how)." if mapped.needs_entry else "")
     keys = ", ".join(f"`{k}`" for k in mapped.keys)
     check = ("`torch.equal` (exact)" if mapped.atol == mapped.rtol == 0
              else f"`torch.allclose(atol={mapped.atol}, rtol={mapped.rtol})`")
@@ -754,7 +897,7 @@ def write_task(out: Path, task: AkaTask, mapped: Mapped, commit: str, hidden: li
     (folder / "hidden").mkdir(parents=True)
     (folder / mapped.source_rel).parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(task.folder / mapped.source_rel, folder / mapped.source_rel)
-    if mapped.written:
+    if mapped.needs_entry:
         (folder / _entry_rel(mapped)).write_text(_entry_py(task, mapped))
     (folder / "reference.py").write_text(mapped.reference_py)
     (folder / "README.md").write_text(_readme(task, mapped, commit))
