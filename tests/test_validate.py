@@ -132,3 +132,16 @@ def test_a_scatter_s_bytes_are_checked_against_what_canonical_compares(tasks_roo
         assert (proc.returncode == 0) == ok, (nbytes, proc.stderr)
         if not ok:
             assert "less than its outputs" in proc.stderr and "as canonical() compares them" in proc.stderr, proc.stderr
+
+
+def test_a_failing_reference_is_reported_under_the_path_it_was_asked_by(tasks_root, monkeypatch):
+    """The AKA importer asked with folders under a relative --out: the problems came back keyed by
+    absolute paths, matched none, and every task whose reference failed was imported."""
+    from pathlib import Path
+
+    from runner.tasks.refcheck import check_references
+    (tasks_root / SCALE / "reference.py").write_text("raise ImportError('broken on purpose')\n")
+    monkeypatch.chdir(tasks_root.parent)
+    relative = Path(tasks_root.name)
+    problems = check_references([relative / SCALE], relative)
+    assert list(problems) == [relative / SCALE] and "broken on purpose" in problems[relative / SCALE], problems

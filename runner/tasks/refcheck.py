@@ -78,11 +78,13 @@ def _jobs(task_dirs: list[Path], tasks_root: Path) -> list[_Job]:
 
 
 def check_references(task_dirs: list[Path], tasks_root: Path, timeout_s: float = TASK_TIMEOUT_S) -> dict[Path, str]:
-    """{task dir: one-line problem} for every task whose reference (or solution) fails its check."""
+    """{task dir, as the caller named it: one-line problem} for every task whose reference (or
+    solution) fails its check."""
     problems: dict[Path, str] = {}
     # absolute: the child runs in the repo (to import runner), not in the caller's folder
     tasks_root = Path(tasks_root).resolve()
-    pending = _jobs([Path(d).resolve() for d in task_dirs], tasks_root)
+    given = {Path(d).resolve(): Path(d) for d in task_dirs}
+    pending = _jobs(list(given), tasks_root)
     while pending:
         outcome, rest = _run_child(pending, tasks_root, timeout_s)
         for job, problem in outcome:
@@ -93,7 +95,8 @@ def check_references(task_dirs: list[Path], tasks_root: Path, timeout_s: float =
                 problems.setdefault(twin, f"{twin / 'task.toml'}: reference: shares the one that failed for "
                                           f"{job.task.parent.name}/{job.task.name} (above)")
         pending = rest
-    return problems
+    # keyed as the caller's paths: a relative --out once matched none, and every failing reference imported
+    return {given.get(task, task): problem for task, problem in problems.items()}
 
 
 def _run_child(jobs: list[_Job], tasks_root: Path, timeout_s: float) -> tuple[list[tuple[_Job, str | None]], list[_Job]]:
