@@ -227,16 +227,33 @@ def _root(node: ast.AST) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _writes(stmt: ast.AST) -> set[str]:
-    """Names a statement binds or changes: assigned, an item or attribute assigned (`ref[i] = v`), or a
-    method called on them as a statement (`ref.fill_(0)`, `rows.append(r)`)."""
+def _writes(stmt: ast.AST, defs: dict[str, ast.stmt] | None = None) -> set[str]:
+    """Names a statement binds or changes: assigned, an item or attribute assigned (`ref[i] = v`), a
+    method called on them as a statement (`ref.fill_(0)`, `rows.append(r)`), or an argument of a
+    function called as a statement (its result unused: it works in place, as vLLM's
+    `reference_reshape_and_cache(key, value, key_cache_ref, ...)`): the arguments the runner's own
+    function (`defs`) writes in its body, every argument when its body is not there to read."""
     out = set(_stored(stmt))
     for n in ast.walk(stmt):
         if isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, (ast.Store, ast.Del)):
             out.add(_root(n))
         elif isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Attribute):
             out.add(_root(n.value.func))
+        elif isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name):
+            out |= _written_arguments(n.value, (defs or {}).get(n.value.func.id))
     return out - {None}
+
+
+def _written_arguments(call: ast.Call, fn: ast.stmt | None) -> set[str]:
+    """The names passed to `call` that its function `fn` may change (all of them when `fn` is not a
+    function of the runner's to read)."""
+    passed = [(i, a) for i, a in enumerate(call.args)] + [(k.arg, k.value) for k in call.keywords if k.arg]
+    if not isinstance(fn, ast.FunctionDef):
+        return {_root(a) for _, a in passed}
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    changed = set().union(*(_writes(s) for s in fn.body))
+    return {_root(a) for key, a in passed
+            if (params[key] if isinstance(key, int) and key < len(params) else key) in changed}
 
 
 def _calls_mod(node: ast.AST) -> list[ast.Call]:
@@ -314,10 +331,12 @@ class _Rename(ast.NodeTransformer):
 
 
 def _is_noise(stmt: ast.stmt) -> bool:
-    """torch.cuda.synchronize() and torch.manual_seed(...): the judge synchronises and seeds itself."""
+    """torch.cuda.synchronize() and torch.manual_seed(...): the judge synchronises and seeds itself;
+    print(...) says nothing the judge reads (and, called as a statement, would read as writing its
+    arguments: _writes)."""
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
         text = ast.unparse(stmt.value.func)
-        return text in ("torch.cuda.synchronize", "torch.manual_seed", "torch.cuda.manual_seed")
+        return text in ("torch.cuda.synchronize", "torch.manual_seed", "torch.cuda.manual_seed", "print")
     return False
 
 
@@ -485,12 +504,13 @@ def parse_runner(task: AkaTask) -> Mapped | Skip:
                                                            if isinstance(s, (ast.Import, ast.ImportFrom)) for a in s.names}
     # make_inputs: the statements before the call that the arguments need; reference: the statements
     # (before or after the call) that what the check compared needs, reading only the arguments
-    inputs = [s for _, s in _slice([(j, s) for j, s in pool if j < k], set().union(*(_names(a) for a in args)), set())]
+    inputs = [s for _, s in _slice([(j, s) for j, s in pool if j < k], set().union(*(_names(a) for a in args)), set(),
+                                   module_defs)]
     wanted = [compared[o] for o in outputs]
     stop = {n for n in arg_names if n}
-    positioned = _slice(pool, set().union(*(_names(w) for w in wanted)), stop)
+    positioned = _slice(pool, set().union(*(_names(w) for w in wanted)), stop, module_defs)
     ref_slice = [s for _, s in positioned]
-    if any(_writes(s) & stop for s in ref_slice):
+    if any(_writes(s, module_defs) & stop for s in ref_slice):
         return Skip("check-not-expressible", "the reference changes an argument of the call")
     checked = {a for a, o in aliases.items() if o in compared}
     if any(_names(s) & checked for j, s in positioned if j > k):     # after the call: the output's values
@@ -583,13 +603,14 @@ def _returned_args(source: ast.Module, name: str, n_args: int) -> list[int]:
     return sorted(i for i, p in enumerate(params) if p in returned and i < n_args)
 
 
-def _slice(pool: list[tuple[int, ast.stmt]], needed: set[str], stop: set[str]) -> list[tuple[int, ast.stmt]]:
+def _slice(pool: list[tuple[int, ast.stmt]], needed: set[str], stop: set[str],
+           defs: dict[str, ast.stmt] | None = None) -> list[tuple[int, ast.stmt]]:
     """The statements of `pool` (position, statement) that compute `needed`, walking back from the
     last; names in `stop` are given (the call's arguments), never computed."""
     needed = set(needed) - stop
     chosen = []
     for j, s in sorted(pool, key=lambda js: -js[0]):
-        if _writes(s) & needed:
+        if _writes(s, defs) & needed:
             chosen.append((j, s))
             needed = (needed - _stored(s)) | (_names(s) - stop)
     return chosen[::-1]
