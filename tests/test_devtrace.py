@@ -203,6 +203,17 @@ def test_the_injection_library_builds_against_cupti(tmp_path):
     assert oct(library.stat().st_mode & 0o777) == "0o755"
 
 
+def test_a_cache_it_cannot_write_is_unavailable_not_a_crash(tmp_path):
+    """On by default: a judge whose cache folder cannot be made gets a note (Unavailable), never an
+    evaluation that fails."""
+    if not devtrace._cupti_dirs():
+        pytest.skip("no CUPTI headers on this machine (the CUDA toolkit is installed by scripts/install.sh on CI)")
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    with pytest.raises(devtrace.Unavailable, match="did not build"):
+        devtrace.build(blocker / "cache")
+
+
 def test_on_by_default_on_cuda_only_and_off_when_asked(monkeypatch):
     monkeypatch.delenv(devtrace.SWITCH, raising=False)
     assert devtrace.wanted("cuda") and not devtrace.wanted("cpu") and not devtrace.wanted("rocm")

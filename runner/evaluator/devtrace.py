@@ -28,7 +28,6 @@ Imports only the standard library.
 """
 from __future__ import annotations
 
-import functools
 import glob
 import hashlib
 import os
@@ -330,33 +329,29 @@ def summary(batch: Batch, samples: list[float] | None = None) -> dict:
     """One batch as the rules read it, for a bench's record (GAUNTLET_JUDGE_TRACE)."""
     inside = Counter(readable(op.name) for call in batch.inside for op in call)
     short = [round(d - s, 5) for d, s in zip(batch.device_ms, samples or [])]
+    def first(values):
+        return [round(x, 5) for x in values[:6]]
     return {"calls": batch.calls, "problems": batch.problems, "inside": dict(inside.most_common(8)),
             "prologue": dict(Counter(map(readable, batch.prologue))), "tail": dict(Counter(map(readable, batch.tail))),
             "between": dict(Counter(readable(n) for x in batch.between for n in x).most_common(8)),
-            "device_ms": [round(x, 5) for x in batch.device_ms[:6]], "early_ms": [round(x, 5) for x in batch.early_ms[:6]], "samples_ms": [round(x, 5) for x in (samples or [])[:6]],
+            "device_ms": first(batch.device_ms), "early_ms": first(batch.early_ms), "samples_ms": first(samples or []),
             "device_less_sample_ms_max": max(short, default=None)}
 
 
 # -- the judge's reading --------------------------------------------------------------------------
-def _extra(cand: list[str], seen: tuple) -> Counter:
+def _extra(cand: list[str], seen: list[Counter]) -> Counter:
     """What `cand` holds beyond the nearest of the baseline's segments of the same place."""
+    have = Counter(cand)
     if not seen:
         return Counter()
-    return Counter(dict(_extra_of(tuple(sorted(Counter(cand).items())), seen)))
+    return min((have - s for s in seen), key=lambda c: sum(c.values()))
 
 
-def _distinct(seen: list[Counter]) -> tuple:
-    """The baseline's segments of one place as a hashable set: a batch of 500 calls has 499
+def _distinct(segments: list[Counter]) -> list[Counter]:
+    """The kinds among the baseline's segments of one place: a batch of 500 calls has 499
     between-segments, nearly all alike (reading each candidate segment against every one of them
-    cost the judge seconds a config on the H200)."""
-    return tuple(sorted({tuple(sorted(c.items())) for c in seen}))
-
-
-@functools.lru_cache(maxsize=4096)
-def _extra_of(have: tuple, seen: tuple) -> tuple:
-    have = Counter(dict(have))
-    best = min((have - Counter(dict(s)) for s in seen), key=lambda c: sum(c.values()))
-    return tuple(sorted(best.items()))
+    cost seconds a config)."""
+    return [Counter(dict(k)) for k in {tuple(sorted(c.items())) for c in segments}]
 
 
 def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], *, own_kernel_required: bool) -> list[str]:
@@ -378,11 +373,18 @@ def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], 
         places = {"prologue": _distinct([Counter(b.prologue) for b in clean]),
                   "between": _distinct([Counter(x) for b in clean for x in b.between] or [Counter()]),
                   "tail": _distinct([Counter(b.tail) for b in clean])}
+        read: dict[tuple, Counter] = {}      # each kind of candidate segment read once
+
+        def extra(segment: list[str], place: str) -> Counter:
+            key = (place, *sorted(Counter(segment).items()))
+            if key not in read:
+                read[key] = _extra(segment, places[place])
+            return read[key]
         moved = Counter()
         for b, _ in whole:
-            moved += _extra(b.prologue, places["prologue"]) + _extra(b.tail, places["tail"])
+            moved += extra(b.prologue, "prologue") + extra(b.tail, "tail")
             for x in b.between:
-                moved += _extra(x, places["between"])
+                moved += extra(x, "between")
         if moved:
             names = ", ".join(f"{readable(n)} x{c}" for n, c in moved.most_common(3))
             found.append(f"work_outside_span: the device trace saw work between timed calls that the "
