@@ -3,9 +3,10 @@
 forward(logits, targets, rows, cols) returns
 torch.nn.functional.cross_entropy(logits, targets, reduction="none") (float32, [rows]).
 
-This version runs one row per program on the GPU and walks it in blocks of 128 columns, twice
-(max, then sum of exp), whatever the row length. (On the CPU interpreter it takes big tiles,
-only so that the interpreter runs in reasonable time.)
+This version is a straightforward first kernel: it walks each row twice (the max, then the sum
+of exp(x - max)) in blocks of up to 2048 columns; rows narrower than that are packed several to
+a 4-warp program (a tile of 2048 elements), wider rows get one 8-warp program each. (On the CPU
+interpreter it takes big tiles, only so that the interpreter runs in reasonable time.)
 """
 import torch
 import triton
@@ -43,7 +44,9 @@ def forward(logits: torch.Tensor, targets: torch.Tensor, rows: int, cols: int) -
         block_n = min(triton.next_power_of_2(cols), 1 << 16)
         per_program, warps = max(1, (1 << 19) // block_n), 4
     else:
-        per_program, block_n, warps = 1, 128, 4
+        block_n = min(triton.next_power_of_2(cols), 2048)
+        per_program = max(1, 2048 // block_n)
+        warps = 8 if block_n == 2048 else 4
     _cross_entropy_rows[(triton.cdiv(rows, per_program),)](x, targets, out, rows, cols, ROWS=per_program,
                                                            BLOCK_N=block_n, num_warps=warps)
     return out
