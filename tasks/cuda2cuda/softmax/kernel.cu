@@ -1,80 +1,90 @@
 // Row-wise softmax of a row-major float32 [rows, cols] matrix: y[r, :] = softmax(x[r, :]).
 //
-// Baseline: one block per row, computed in place in y with three separate passes over the
-// row in global memory:
-//   1. copy x into y and find the row max (each thread a strided partial max, then a
-//      shared-memory tree reduction),
-//   2. y = exp(y - max), and the sum of those values (reduced the same way),
-//   3. y = y / sum.
-// Correct for any shape, but not tuned: y is written three times and read twice, every load is a
-// scalar float, the reductions go through shared memory with a __syncthreads() per step, narrow
-// rows leave most of a block idle, and a handful of very long rows leave most of the GPU idle.
+// Baseline: a straightforward first kernel, three passes over each row of x (the row max, the
+// sum of exp(x - max), then y = exp(x - max) / sum), y written once:
+//   * rows of up to 1024 columns: one warp per row (8 rows per 256-thread block), the two
+//     reductions by warp shuffles;
+//   * longer rows: one 512-thread block per row, shuffles within each warp and shared memory
+//     across the warps.
+// Correct for any shape, but not tuned: x is read three times (the second and third reads mostly
+// hit the caches), every load is a scalar float, exp is computed twice, and a handful of very
+// long rows leave most of the GPU idle.
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
 
-// Tree reduction over the block through shared memory (red holds blockDim.x floats; blockDim.x
-// is a power of two). Every thread returns the result.
-__device__ float block_reduce_max(float v, float* red) {
-    const int tid = threadIdx.x;
-    red[tid] = v;
-    __syncthreads();
-    for (int s = 1; s < (int)blockDim.x; s *= 2) {
-        if (tid % (2 * s) == 0) red[tid] = fmaxf(red[tid], red[tid + s]);
-        __syncthreads();
-    }
-    const float r = red[0];
-    __syncthreads();  // red is reused by the next reduction
-    return r;
+#define WARP_ROWS 8   // rows (warps) per 256-thread block in the short-row path
+#define BLOCK 512     // threads per row in the long-row path
+
+__device__ __forceinline__ float warp_max(float v) {
+    for (int off = 16; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, off, 32));
+    return v;
+}
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off, 32);
+    return v;
 }
 
-__device__ float block_reduce_sum(float v, float* red) {
-    const int tid = threadIdx.x;
-    red[tid] = v;
+// Block-wide reductions (blockDim.x == BLOCK); every thread returns the result.
+__device__ __forceinline__ float block_max(float v) {
+    __shared__ float s[BLOCK / 32];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = warp_max(v);
+    if (lane == 0) s[warp] = v;
     __syncthreads();
-    for (int s = 1; s < (int)blockDim.x; s *= 2) {
-        if (tid % (2 * s) == 0) red[tid] = red[tid] + red[tid + s];
-        __syncthreads();
-    }
-    const float r = red[0];
+    v = warp_max(lane < BLOCK / 32 ? s[lane] : -INFINITY);
+    __syncthreads();  // s is free again for a next call
+    return v;
+}
+__device__ __forceinline__ float block_sum(float v) {
+    __shared__ float s[BLOCK / 32];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = warp_sum(v);
+    if (lane == 0) s[warp] = v;
     __syncthreads();
-    return r;
+    v = warp_sum(lane < BLOCK / 32 ? s[lane] : 0.0f);
+    __syncthreads();
+    return v;
 }
 
-// One block per row (grid-stride over rows in case rows exceeds the grid limit).
-__global__ void softmax_row_per_block(const float* x, float* y, int64_t rows, int64_t cols) {
-    extern __shared__ float red[];  // blockDim.x floats
+__global__ void softmax_warp_per_row(const float* x, float* y, int64_t rows, int64_t cols) {
+    const int64_t r = (int64_t)blockIdx.x * WARP_ROWS + threadIdx.x / 32;
+    if (r >= rows) return;  // the whole warp leaves together
+    const int lane = threadIdx.x % 32;
+    const float* xr = x + r * cols;
+    float* yr = y + r * cols;
+    float m = -INFINITY;  // subtract the row max so expf never overflows
+    for (int64_t j = lane; j < cols; j += 32) m = fmaxf(m, xr[j]);
+    m = warp_max(m);
+    float s = 0.0f;
+    for (int64_t j = lane; j < cols; j += 32) s += expf(xr[j] - m);
+    const float inv = 1.0f / warp_sum(s);
+    for (int64_t j = lane; j < cols; j += 32) yr[j] = expf(xr[j] - m) * inv;
+}
+
+__global__ void softmax_block_per_row(const float* x, float* y, int64_t rows, int64_t cols) {
     for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
         const float* xr = x + r * cols;
         float* yr = y + r * cols;
-
-        float m = -INFINITY;  // subtract the row max so expf never overflows
-        for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
-            const float v = xr[j];
-            yr[j] = v;
-            m = fmaxf(m, v);
-        }
-        m = block_reduce_max(m, red);
-
+        float m = -INFINITY;
+        for (int64_t j = threadIdx.x; j < cols; j += BLOCK) m = fmaxf(m, xr[j]);
+        m = block_max(m);
         float s = 0.0f;
-        for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
-            const float e = expf(yr[j] - m);
-            yr[j] = e;
-            s += e;
-        }
-        s = block_reduce_sum(s, red);
-
-        for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) yr[j] = yr[j] / s;
+        for (int64_t j = threadIdx.x; j < cols; j += BLOCK) s += expf(xr[j] - m);
+        const float inv = 1.0f / block_sum(s);
+        for (int64_t j = threadIdx.x; j < cols; j += BLOCK) yr[j] = expf(xr[j] - m) * inv;
     }
 }
 
 extern "C" int launch(const float* x, int64_t rows, int64_t cols, float* y, void* stream) {
     if (rows <= 0 || cols <= 0) return 0;
-    // Block size: the smallest power of two >= cols, between 32 and 512.
-    int threads = 32;
-    while (threads < cols && threads < 512) threads *= 2;
-    const int64_t blocks = rows < 2147483647 ? rows : 2147483647;
-    softmax_row_per_block<<<(unsigned)blocks, threads, threads * sizeof(float), (cudaStream_t)stream>>>(
-        x, y, rows, cols);
+    cudaStream_t st = (cudaStream_t)stream;
+    if (cols <= 1024) {
+        const int64_t blocks = (rows + WARP_ROWS - 1) / WARP_ROWS;
+        softmax_warp_per_row<<<(unsigned)blocks, WARP_ROWS * 32, 0, st>>>(x, y, rows, cols);
+    } else {
+        const int64_t blocks = rows < 2147483647 ? rows : 2147483647;
+        softmax_block_per_row<<<(unsigned)blocks, BLOCK, 0, st>>>(x, y, rows, cols);
+    }
     return cudaGetLastError() != cudaSuccess;
 }
