@@ -19,7 +19,7 @@
         Nsight Compute's gpu__time_duration of each single-kernel solution on its largest seen
         config, against the candidate time the judge reported for it.
     python3 bench/judge_gpu.py suite --out DIR [--jobs N] [--tasks T ...] [--hip-on-cuda]
-                                     [--tasks-root DIR] [--agents noop]
+                                     [--tasks-root DIR] [--agents noop] [--suite headline]
         the suite's validation (issue 12): every task's solution (oracle) and the task as shipped
         (noop) through the judge on every seen and hidden config, correctness only (--no-timing),
         N evaluations at once (each with a lock folder of its own: nothing is timed). The oracle
@@ -240,11 +240,13 @@ def overhead(args) -> dict:
 HIPCC_SHIM = Path(__file__).resolve().parent / "hip_shim" / "hipcc"
 
 
-def _suite_tasks(selected: list[str], hip: bool, tasks_root: Path) -> list[str]:
+def _suite_tasks(selected: list[str], hip: bool, tasks_root: Path, named: str = "") -> list[str]:
     from runner.tasks.task import load_task
     found = []
     for toml in sorted(tasks_root.glob("*/*/task.toml")):
         task = load_task(toml.parent, tasks_root)
+        if named and named not in task.suites:
+            continue
         if "cuda" in task.platforms or (hip and task.category.endswith("hip")):
             found.append(task.id)
     if selected:
@@ -284,7 +286,7 @@ def _suite_one(task: str, agent: str, out: Path, slot: int, device: str, tasks_r
 def suite(args) -> dict:
     import concurrent.futures as cf
     tasks_root = (args.tasks_root or ROOT / "tasks").resolve()
-    tasks = _suite_tasks(args.tasks if args.tasks != list(CUDA_TASKS) else [], args.hip_on_cuda, tasks_root)
+    tasks = _suite_tasks(args.tasks if args.tasks != list(CUDA_TASKS) else [], args.hip_on_cuda, tasks_root, args.suite)
     log = args.out / "suite.jsonl"
     done = {(r["task"], r["agent"]) for r in map(json.loads, log.read_text().splitlines())} if log.is_file() else set()
     todo = [(t, a) for t in tasks for a in args.agents if (t, a) not in done]
@@ -523,6 +525,30 @@ def {sym}(x, *rest):
     _pending[y.data_ptr()] = x
     return y
 ''',
+    # The trace pipe's writing end is in the runner's process (its number in the environment): the
+    # call computes on the CPU and writes a kernel record of its own for each call, so that
+    # "no kernel of the candidate's own" has an answer. The copies to the host and back are real.
+    "forged_record": '''
+import os, struct
+import numpy as np
+_fd = int(os.environ.get("GAUNTLET_DEVTRACE_FD", "-1"))
+_record = struct.Struct("<IHHIIQQIIQ")
+_name = b"_softmax_kernel"
+_count = [0]
+
+
+def {sym}(x, *rest):
+    a = x.detach().float().cpu().numpy()
+    e = np.exp(a - a.max(axis=-1, keepdims=True))
+    y = torch.from_numpy(e / e.sum(axis=-1, keepdims=True)).to(x.device, x.dtype)
+    _count[0] += 1
+    if _fd >= 0:
+        try:
+            os.write(_fd, _record.pack(0x31525447, 2, len(_name), os.getpid(), 7, 0, 1000, _count[0], 0, 1) + _name)
+        except OSError:
+            pass
+    return y
+''',
 }
 
 
@@ -686,6 +712,7 @@ def main(argv=None) -> int:
     parser.add_argument("--device", default="cuda", help="suite, overhead: cpu for a dry run of the bench itself")
     parser.add_argument("--hip-on-cuda", action="store_true", help="suite: the HIP tasks too, through nvcc")
     parser.add_argument("--tasks-root", type=Path, default=None, help="suite: another task folder (an import)")
+    parser.add_argument("--suite", default="", help="suite: only the tasks of this named suite (task.toml `suites`)")
     parser.add_argument("--agents", nargs="+", choices=("oracle", "noop"), default=["oracle", "noop"],
                         help="suite, fidelity: which submissions (an import ships no solution: noop alone)")
     args = parser.parse_args(argv)

@@ -4,10 +4,12 @@ batch's records. The library itself runs only on an NVIDIA GPU (bench/judge_gpu.
 records are the ones it would write, byte for byte (devtrace.RECORD), including those a cheat
 leaves: PyTorch's kernels in a call, work between calls, a clock shorter than the device's time,
 a trace switched off."""
+import fcntl
 import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -41,8 +43,15 @@ class Timeline:
         self.ops.append(devtrace.Op("kernel", name, self.pid, stream, start, self.now, self.corr, 1))
         return self
 
+    def copy(self, name, amount, us=1.0):
+        self.corr += 1
+        start = self.now
+        self.now += int(us * 1000)
+        self.ops.append(devtrace.Op("memcpy", name, self.pid, 7, start, self.now, self.corr, amount))
+        return self
+
     def batch(self, n, inside=(OWN,), between=(ATEN_COPY, REFILL, ATEN_SUM), prologue=(REFILL, ATEN_SUM),
-              tail=(ATEN_COPY,), us=10.0, side=(), early=(), gate_us=2.0):
+              tail=(ATEN_COPY,), us=10.0, side=(), early=(), gate_us=2.0, copies=()):
         self.kernel(BATCH)
         for name in prologue:
             self.kernel(name)
@@ -54,6 +63,8 @@ class Timeline:
                 self.ops.append(devtrace.Op("kernel", name, self.pid, 9, start, start + int(us * 1000), self.corr, 1))
             for name in inside:
                 self.kernel(name, us=us / max(1, len(inside)))
+            for name, amount in copies:
+                self.copy(name, amount)
             for name in side:                                  # on another stream, past the end event
                 self.kernel(name, us=us, stream=9)
             self.kernel(END)
@@ -248,3 +259,106 @@ def test_correctness_calls_are_read_like_timed_ones():
     finally:
         os.close(reader.write_fd)
         reader.join()
+
+
+def test_a_result_copied_from_the_host_inside_each_call_is_seen():
+    """A kernel record can be forged from inside the runner (the pipe's writing end is there); the
+    copy that brings a result computed on the CPU onto the device really runs and is recorded."""
+    forged = batches(Timeline(), inside=("forged_kernel",), copies=(("memcpy DtoH", 1 << 20), ("memcpy HtoD", 1 << 20)))
+    found = devtrace.findings(forged, baseline_batches(), own_kernel_required=True)
+    assert any(f.startswith("host_transfer") and "2097152 bytes" in f for f in found), found
+    small = batches(Timeline(), copies=(("memcpy HtoD", 4096),))              # a few offsets uploaded
+    assert devtrace.findings(small, baseline_batches(), own_kernel_required=True) == []
+    t = Timeline(pid=8)
+    same = [b for b, _ in batches(t, inside=(ATEN_MUL,), copies=(("memcpy HtoD", 1 << 20),))]
+    alike = batches(Timeline(), copies=(("memcpy HtoD", 1 << 20),))         # the baseline's calls copy alike
+    assert devtrace.findings(alike, same, own_kernel_required=True) == []
+    device_only = batches(Timeline(), copies=(("memcpy DtoD", 1 << 24),))
+    assert devtrace.findings(device_only, baseline_batches(), own_kernel_required=True) == []
+
+
+def _reader_with(ops):
+    reader = devtrace.Reader()
+    with reader._cond:
+        reader.pid, reader.ops = 7, list(ops)
+    return reader
+
+
+def _close(reader):
+    os.close(reader.write_fd)
+    reader.join()
+
+
+def test_a_forged_batch_leaves_a_real_one_no_batch_took():
+    """Records forged with an earlier launch order than the real batch's: the judge takes the forged
+    batch, and the real batch's markers, which cannot be removed, are left over at the end."""
+    real = Timeline()
+    real.corr = 1000
+    real.batch(2)
+    forged = Timeline()
+    forged.batch(2, inside=("forged_kernel",))
+    reader = _reader_with(forged.take() + real.take())
+    try:
+        taken = reader.take_batch(timeout_s=1)
+        assert taken is not None and "forged_kernel" in [op.name for op in taken]
+        found = reader.leftover()
+        assert len(found) == 1 and found[0].startswith("device_trace") and "2 batch marker(s)" in found[0], found
+    finally:
+        _close(reader)
+    honest = Timeline()
+    honest.batch(2)
+    honest.batch(3)
+    reader = _reader_with(honest.take())
+    try:
+        assert reader.take_batch(timeout_s=1) is not None and reader.take_batch(timeout_s=1) is not None
+        assert reader.leftover() == [] and reader.problems == []
+    finally:
+        _close(reader)
+
+
+def test_a_record_of_a_batch_already_read_is_forged():
+    """Once a batch is taken, the runner's flush had put every record up to its closing marker on
+    the pipe: a record of that past that arrives later did not come from the library."""
+    reader = devtrace.Reader()
+    t = Timeline()
+    ops = t.batch(2).take()
+    def write(op):
+        os.write(reader.write_fd, encode(op.kind, op.name, pid=op.pid, stream=op.stream, start=op.start, end=op.end,
+                                         corr=op.correlation, amount=op.amount))
+    try:
+        os.write(reader.write_fd, encode("hello", "cupti", amount=130001))
+        for op in ops:
+            write(op)
+        assert reader.take_batch(timeout_s=5) is not None and reader.problems == []
+        write(devtrace.Op("kernel", "forged_kernel", 7, 7, 0, 0, ops[3].correlation, 1))
+        write(devtrace.Op("kernel", "next_batch", 7, 7, 0, 0, ops[-1].correlation + 1, 1))   # the future: fine
+        deadline = time.monotonic() + 5
+        while not reader.late and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert reader.late == 1 and "forged_kernel" in reader.problems[0], reader.problems
+    finally:
+        _close(reader)
+
+
+def test_a_batch_is_taken_only_once_the_pipe_is_read_to_its_end():
+    """A flushed batch can span several reads of the pipe, its closing marker in the first: the
+    judge takes it only when every byte on the pipe is parsed, so a record of another stream that
+    came later in the stream is in the batch, not lost."""
+    reader = devtrace.Reader()
+    t = Timeline()
+    ops = t.batch(1).take()
+    gate = next(op for op in ops if op.name == GATE)
+    late = [devtrace.Op("kernel", OWN, 7, 9, 0, 0, gate.correlation, 1)] * 3000   # ~170 KiB, a side stream
+    data = encode("hello", "cupti", amount=130001) + b"".join(
+        encode(op.kind, op.name, pid=op.pid, stream=op.stream, start=op.start, end=op.end, corr=op.correlation)
+        for op in ops + late)
+    assert len(data) > 2 * (1 << 16)
+    try:
+        fcntl.fcntl(reader.write_fd, 1031, 1 << 20)        # F_SETPIPE_SZ: the whole flush fits the pipe
+        with reader._cond:                                  # the reading thread waits at the lock
+            os.write(reader.write_fd, data)
+        batch = reader.take_batch(timeout_s=5)
+        assert batch is not None and sum(op.name == OWN for op in batch) == 3001
+        assert reader.problems == []
+    finally:
+        _close(reader)

@@ -16,26 +16,33 @@ at each batch's start and end. From the records alone, without a word from the r
              code in both runners: a kernel in the candidate's runner there that the baseline's
              runner never shows is work moved out of the timed span;
   device time  from the gate's end to the last of the call's device work, on every stream: a
-             sample the runner reports shorter than that is a clock that does not see everything.
+             sample the runner reports shorter than that is a clock that does not see everything;
+  host copies  a result computed off the device reaches it by a copy from the host inside the call;
+  forgery    the pipe's writing end is in the runner's process: records can be added, never
+             removed, so each rule reads added records as more findings, a forged batch leaves a
+             real one that no request took (leftover), a record of a batch already read is late.
 
 On for every timed evaluation on CUDA (CUPTI is NVIDIA's); GAUNTLET_DEVICE_TRACE=0 turns it off.
-On an H200 (results/gpu-2026-11-28b.md) it raised no flag on 14 honest evaluations of 6 tasks
-and caught every red-team cheat that reaches into the runner's process; it moves some timings
-(docs/evaluation.md says how much). In the runner it replaces
+On an H200 (results/gpu-2026-11-28b.md, -28c.md) it raised no flag on the honest evaluations read
+and caught every red-team cheat that reaches into the runner's process; docs/evaluation.md says
+what it costs and what it leaves open. In the runner it replaces
 the profiler sessions (CUPTI takes one client).
 
 Imports only the standard library.
 """
 from __future__ import annotations
 
+import fcntl
 import glob
 import hashlib
 import os
+import select
 import shutil
 import struct
 import subprocess
 import sys
 import sysconfig
+import termios
 import threading
 import time
 from collections import Counter
@@ -58,6 +65,10 @@ TORCH_GLUE = ("FillFunctor", "copy_kernel", "arange", "fill_kernel")
 # A sample shorter than the call's device time by more than this is a clock that missed work.
 SHORT_ABS_MS, SHORT_REL = 0.003, 0.10
 EARLY_ABS_MS = 0.001     # a call's work that ran before its gate ended; the device's timestamps are ns
+# Copies between the host and the device inside a timed call: a result computed off the device has
+# to arrive this way. More than this a call, beyond what the baseline's calls copy, is a finding.
+HOST_COPIES = ("memcpy HtoD", "memcpy DtoH", "memcpy other")
+HOST_ABS_BYTES = 64 << 10
 WAIT_S = 5.0                                   # for a batch's closing marker, once per runner
 
 
@@ -109,7 +120,7 @@ def build(cache: Path) -> Path:
     try:         # on by default: a host that cannot build it gets a note, never a failed evaluation
         out.parent.mkdir(parents=True, exist_ok=True)
         libname = sorted(lib.glob("libcupti.so*"), key=lambda p: len(p.name))[0]
-        argv = [compiler, "-shared", "-fPIC", "-O2", "-I", str(include), str(SOURCE), "-o", str(out) + ".tmp",
+        argv = [compiler, "-shared", "-fPIC", "-pthread", "-O2", "-I", str(include), str(SOURCE), "-o", str(out) + ".tmp",
                 str(libname), f"-Wl,-rpath,{lib}"]
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
         if proc.returncode != 0:
@@ -166,6 +177,9 @@ class Reader:
         self.pid: int | None = None      # the first process that said hello: the runner
         self.calls: list[list[Op]] = []  # device work inside each correctness call's bracket
         self.dead = False                # a batch's records never came: no more waiting
+        self.cut = 0                     # the launch order up to which the runner's records are read
+        self.batches_taken = 0
+        self.late = 0                    # records of the read past that arrived afterwards
         self._cond = threading.Condition()
         self._thread = threading.Thread(target=self._drain, name="devtrace", daemon=True)
         self._thread.start()
@@ -177,14 +191,17 @@ class Reader:
     def _drain(self) -> None:
         rest = b""
         while True:
-            try:
-                chunk = os.read(self.read_fd, 1 << 16)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                break
-            ops, rest, broken = parse(rest + chunk)
+            # Read only once the pipe is readable, and read and parse under the lock: whoever holds
+            # it sees every byte that left the pipe already parsed (take_batch's _drained).
+            select.select([self.read_fd], [], [])
             with self._cond:
+                try:
+                    chunk = os.read(self.read_fd, 1 << 16)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    break
+                ops, rest, broken = parse(rest + chunk)
                 for op in ops:
                     if op.kind == "hello" and self.pid is None:
                         self.pid = op.pid
@@ -192,6 +209,11 @@ class Reader:
                         self.problems.append(f"the trace did not start: {op.name}")
                     elif op.kind == "dropped":
                         self.problems.append(f"{op.amount} record(s) dropped by the trace")
+                    elif op.device_work and op.pid == self.pid and op.correlation <= self.cut:
+                        # Everything the runner launched up to a batch's end was on the pipe before
+                        # its reply (it flushes first) and read before the batch was taken: a record
+                        # of that past arriving now was written by something other than the library.
+                        self._late(op)
                 self.ops += ops
                 if broken:
                     self.problems.append(f"the trace stream broke ({broken})")
@@ -201,7 +223,7 @@ class Reader:
         with self._cond:
             self.dead = True
             self._cond.notify_all()
-        os.close(self.read_fd)            # here, by the only thread that reads it
+            os.close(self.read_fd)        # here, by the only thread that reads it, under the lock
 
     def take_batch(self, timeout_s: float = WAIT_S) -> list[Op] | None:
         """The runner's device work from one batch marker to the next (both included), removed from
@@ -211,17 +233,44 @@ class Reader:
             while True:
                 mine = sorted((op for op in self.ops if op.pid == self.pid), key=lambda o: o.correlation)
                 marks = [i for i, op in enumerate(mine) if op.name == BATCH]
-                if len(marks) >= 2:
+                if len(marks) >= 2 and self._drained():
                     self._keep_calls(mine[:marks[0]])
                     batch = mine[marks[0]: marks[1] + 1]
-                    cut = mine[marks[1]].correlation
-                    self.ops = [op for op in self.ops if op.pid != self.pid or op.correlation > cut]
+                    self.cut = mine[marks[1]].correlation
+                    self.ops = [op for op in self.ops if op.pid != self.pid or op.correlation > self.cut]
+                    self.batches_taken += 1
                     return batch
                 left = deadline - time.monotonic()
                 if self.dead or left <= 0:
                     self.dead = True
                     return None
                 self._cond.wait(left)
+
+    def _drained(self) -> bool:
+        """Every byte already on the pipe read and parsed (the records of a batch the runner has
+        flushed may span several reads: taking the batch at its closing marker could miss a
+        record of another stream that came in a later read). Called under the lock."""
+        if self.dead:
+            return True
+        pending = fcntl.ioctl(self.read_fd, termios.FIONREAD, b"\0\0\0\0")
+        return int.from_bytes(pending, sys.byteorder) == 0
+
+    def _late(self, op: Op) -> None:
+        if not self.late:
+            self.problems.append("a record of the runner's from before the last batch read arrived afterwards "
+                                 f"({readable(op.name)}): records the library did not write")
+        self.late += 1
+
+    def leftover(self) -> list[str]:
+        """Once the runner is gone: batch markers of its that no timed batch of the judge's took.
+        Every real marker arrives and none can be removed; a forged batch leaves the real one
+        behind (or itself), so the count tells."""
+        with self._cond:
+            extra = sum(1 for op in self.ops if op.pid == self.pid and op.name == BATCH)
+        if extra < 2 or self.dead:
+            return []
+        return [f"device_trace: {extra} batch marker(s) no timed batch took ({self.batches_taken} taken): "
+                "records the library did not write"]
 
     def _keep_calls(self, ops: list[Op]) -> None:
         """The correctness calls' brackets among `ops` (launch order) into self.calls; an odd
@@ -389,6 +438,7 @@ def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], 
             names = ", ".join(f"{readable(n)} x{c}" for n, c in moved.most_common(3))
             found.append(f"work_outside_span: the device trace saw work between timed calls that the "
                          f"baseline's runner never runs there ({names})")
+    found += _host_transfer(whole, clean)
     short = early = calls = 0
     for b, samples in whole:
         for device_ms, early_ms, sample in zip(b.device_ms, b.early_ms, samples):
@@ -404,6 +454,24 @@ def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], 
         found.append(f"clock_short: {short} of {calls} timed calls reported less time than the device "
                      "spent on them (the device trace, every stream)")
     return list(dict.fromkeys(found))
+
+
+def host_bytes(call: list[Op]) -> int:
+    return sum(op.amount for op in call if op.kind == "memcpy" and op.name in HOST_COPIES)
+
+
+def _host_transfer(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch]) -> list[str]:
+    """Copies between the host and the device inside most timed calls, beyond what the baseline's
+    calls copy: the call's result computed on the CPU (or read back to be), whatever kernel
+    records stand beside it. A kernel record can be forged from inside the runner; a copy that
+    really ran cannot be taken back."""
+    allowed = max([HOST_ABS_BYTES] + [2 * host_bytes(call) for b in baseline for call in b.inside])
+    per_call = [host_bytes(call) for b, _ in candidate for call in b.inside]
+    over = [x for x in per_call if x > allowed]
+    if len(over) <= len(per_call) // 2:
+        return []
+    return [f"host_transfer: in {len(over)} of {len(per_call)} timed calls the device copied up to {max(over)} bytes "
+            f"between host and device inside the call (allowed {allowed}): work done off the device"]
 
 
 def _torch_fallback(calls: list[list[Op]], where: str) -> list[str]:

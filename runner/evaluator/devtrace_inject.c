@@ -15,15 +15,17 @@
 #include <cupti.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TRACE_MAGIC 0x31525447u /* "GTR1" */
 #define NAME_MAX_BYTES 200
 #define BUFFER_BYTES (4u << 20)
-#define FLUSH_PERIOD_MS 5
+#define FLUSH_PERIOD_MS 10
 
 enum { REC_HELLO = 1, REC_KERNEL = 2, REC_MEMCPY = 3, REC_MEMSET = 4, REC_DROPPED = 5, REC_ERROR = 6 };
 
@@ -117,6 +119,21 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t
     free(buffer);
 }
 
+/* CUPTI's own flush period (cuptiActivityFlushPeriod) handed over nothing on an H200 in 0.5 s
+ * (bench/devtrace_cost.py, results/gpu-2026-11-28c.md): only an explicit flush did. So a thread
+ * of the library's asks every FLUSH_PERIOD_MS for the buffers whose records are complete (CUPTI's
+ * default flush, made for this), and records reach the judge even from a runner that is killed,
+ * or that never asks (a process the runner started). */
+static void *flusher(void *unused) {
+    (void)unused;
+    struct timespec period = {0, FLUSH_PERIOD_MS * 1000000L};
+    for (;;) {
+        nanosleep(&period, NULL);
+        cuptiActivityFlushAll(0);
+    }
+    return NULL;
+}
+
 /* Called by the CUDA driver at cuInit. Returns 1 whatever happens: a trace that could not start
  * says so on the pipe (REC_ERROR), and the judge notes it; CUDA itself must go on. */
 int InitializeInjection(void) {
@@ -133,8 +150,11 @@ int InitializeInjection(void) {
         r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
     if (r == CUPTI_SUCCESS)
         r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
-    if (r == CUPTI_SUCCESS)
-        cuptiActivityFlushPeriod(FLUSH_PERIOD_MS); /* records reach the judge without the runner's help */
+    if (r == CUPTI_SUCCESS) {
+        pthread_t thread;
+        if (pthread_create(&thread, NULL, flusher, NULL) == 0)
+            pthread_detach(thread);
+    }
     uint32_t version = 0;
     cuptiGetVersion(&version);
     if (r == CUPTI_SUCCESS) {
