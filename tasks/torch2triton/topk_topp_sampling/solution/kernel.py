@@ -57,12 +57,15 @@ def _sample(x_ptr, k_ptr, p_ptr, u_ptr, out_ptr, B, V, ROWS: tl.constexpr, BLOCK
     k = tl.load(k_ptr + rows, mask=row_ok, other=1)
     k = tl.minimum(tl.maximum(k, 1), V)
 
-    # the row's largest logit (softmax's shift)
-    mx = tl.full([ROWS], float("-inf"), tl.float32)
+    # the row's largest logit (softmax's shift): an element-wise running max, reduced once after the
+    # loop (Triton 3.6's TritonGPUOptimizeThreadLocality asserts on a loop-carried max of a reduced
+    # load whose result has more than one use, and this is one fewer reduction per chunk)
+    mx2 = tl.full([ROWS, BLOCK], float("-inf"), tl.float32)
     for c0 in range(0, V, BLOCK):
         c = c0 + cols
         m = row_ok[:, None] & (c < V)[None, :]
-        mx = tl.maximum(mx, tl.max(tl.load(base + c[None, :], mask=m, other=float("-inf")), axis=1))
+        mx2 = tl.maximum(mx2, tl.load(base + c[None, :], mask=m, other=float("-inf")))
+    mx = tl.max(mx2, axis=1)
 
     # top-k threshold key T: largest T with count(key >= T) >= k
     lo = tl.zeros([ROWS], tl.int64)
