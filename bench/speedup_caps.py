@@ -1,24 +1,31 @@
 #!/usr/bin/env python3
-"""Propose (or write) each task's vetted `[performance] max_speedup` from the H100 checker tables.
+"""Propose (or write) each task's vetted `[performance] max_speedup` from the GPU checker tables.
 
 Reads every table row of results/h100-*/*.txt and the two *-task-check.md files written by
 bench/check_native_tasks.py and bench/check_triton_tasks.py (the solution's speedup over the task's
-baseline per config); per task the latest file that times it wins (the two .md tables first, then
-the dated folders and their files by name). A task
-whose solution reached more than 5x gets a cap of twice that, rounded up to 20, 30, 50, 100, ...;
-an existing cap is never lowered (an older measurement may have read higher). docs/task-format.md
-says what the cap means.
+baseline per config), then the rows of bench/baselines_vs_eager.py's JSON records
+(results/gpu-*/baselines*.json, by the date in their header); per task the latest file that times
+it wins (the two .md tables first, then the dated folders and their files by name, then the JSON
+records). A task whose solution reached more than 5x gets a cap of twice that, rounded up to 20,
+30, 50, 100, ...; an existing cap is never lowered (an older measurement, or another GPU, may have
+read higher), except by a baselines JSON of a baseline rewritten since the measurement the cap
+cites (issue 33 rewrote handicapped ones): then its figure lowers the cap or drops it (at most
+5x: the default applies).
+docs/task-format.md says what the cap means.
 
     python3 bench/speedup_caps.py            # print the changes
     python3 bench/speedup_caps.py --write    # and write them into tasks/*/*/task.toml
+    python3 bench/speedup_caps.py --write --source gpu-2026-11-28c   # only one record's measurements
     python3 bench/speedup_caps.py --tally    # each task's geomean from the same tables, the share >= 1.0x
 """
 from __future__ import annotations
 
 import argparse
 import glob
+import json
 import math
 import re
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,7 +52,27 @@ def tables() -> dict[str, tuple[list[tuple[float, str]], str]]:
                 per.setdefault(cells[0], []).append((float(re.match(r"^([0-9.]+)x", speed[0]).group(1)), config))
         for task, values in per.items():
             latest[task] = (values, str(Path(name).relative_to(ROOT / "results")))
+    records = [(json.loads(Path(f).read_text()), f) for f in glob.glob(str(ROOT / "results/gpu-*/baselines*.json"))]
+    for data, name in sorted(records, key=lambda r: r[0]["header"]["date"]):
+        per = {}
+        for row in data["rows"]:
+            if row.get("solution_ms") and row.get("baseline_ms"):
+                per.setdefault(row["task"], []).append((row["baseline_ms"] / row["solution_ms"], row["config"]))
+        for task, values in per.items():
+            latest[task] = (values, str(Path(name).relative_to(ROOT / "results")))
     return latest
+
+
+def current(task: str, source: str, block: str) -> bool:
+    """Whether `source` may lower or drop the cap `block` states: a baselines_vs_eager record of a
+    baseline rewritten after the measurement the cap cites (another GPU, or the same baseline,
+    may read lower than the measurement that set it: then the cap stands)."""
+    if not source.endswith(".json"):
+        return False
+    cited = re.findall(r"(\d{4}-\d{2}-\d{2})", block)
+    changed = subprocess.run(["git", "log", "-1", "--format=%cs", "--", *(str(p) for p in (ROOT / "tasks" / task).glob("kernel.*"))],
+                             capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    return bool(cited and changed) and changed > cited[0]
 
 
 def measured() -> dict[str, tuple[float, str, str]]:
@@ -73,20 +100,28 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--tally", action="store_true", help="print each task's geomean and the share >= 1.0x")
+    parser.add_argument("--source", default="", help="only the measurements of files whose path holds this")
     args = parser.parse_args()
     if args.tally:
         return tally()
     for task, (x, config, source) in sorted(measured().items()):
         toml = ROOT / "tasks" / task / "task.toml"
-        if not toml.is_file() or 2 * x <= 10:
+        if not toml.is_file() or args.source not in source:
             continue
         text = toml.read_text()
         found = BLOCK.search(text)
         old = float(found.group(2)) if found else None
-        cap = next(n for n in NICE if n >= 2 * x)
-        if old is not None and cap <= old:
+        if 2 * x <= 10:
+            if found and current(task, source, found.group(0)):
+                print(f"{task}: {old} -> default ({x:.3g}x on {config}, {source})")
+                if args.write:
+                    toml.write_text(text.replace(found.group(0), "\n"))
             continue
-        block = (f"\n[performance]\n# The solution, measured on an H100, reached {x:g}x over this baseline on {config} "
+        cap = next(n for n in NICE if n >= 2 * x)
+        if old is not None and (cap == old or (cap < old and not current(task, source, found.group(0)))):
+            continue
+        gpu = "an H100" if "h100" in source or source.endswith(".md") else "an H200"
+        block = (f"\n[performance]\n# The solution, measured on {gpu}, reached {x:.3g}x over this baseline on {config} "
                  f"({source}):\n# an honest kernel, so the excessive-speedup flag starts above twice that.\n"
                  f"max_speedup = {cap}\n")
         print(f"{task}: {old} -> {cap} ({x:g}x on {config}, {source})")
