@@ -22,7 +22,8 @@ GATHER = "triton2triton/vllm_triton_gather_rows"    # writes an argument and ret
 HALF = "triton2triton/vllm_triton_half_scale"       # float16 out, checked as out.float() against float32
 PACK = "triton2triton/vllm_triton_pack_bits"        # a uint32 output
 CACHE = "triton2triton/vllm_triton_cache_write"     # the reference: a runner function writing in place
-IMPORTED = (SCALE, ADD_BIAS, GATHER, HALF, PACK, CACHE)
+GROUP = "triton2triton/vllm_triton_group_dequant"   # the inputs take K // group_size
+IMPORTED = (SCALE, ADD_BIAS, GATHER, HALF, PACK, CACHE, GROUP)
 
 
 @pytest.fixture(scope="module")
@@ -39,12 +40,12 @@ def test_import_counts_per_category_and_skip_reason(imported):
         "image_kernel": {"total": 1, "imported": 0, "skipped": {"image-bound": 1}},
         "repository": {"total": 1, "imported": 0, "skipped": {"repository": 1}},
         "torch2flydsl": {"total": 1, "imported": 0, "skipped": {"flydsl": 1}},
-        "triton2triton": {"total": 8, "imported": 6,
+        "triton2triton": {"total": 9, "imported": 7,
                           "skipped": {"pytest-harness": 1, "reference-reads-sizes": 1}}}
     reasons = {t["path"]: t.get("reason") for t in report["tasks"]}
     assert reasons["triton2triton/vllm/triton_scale_sized"] == "reference-reads-sizes"   # reads the loop's `cols`
     assert report["aka_commit"] == "unknown"          # the fixtures are no checkout of their own
-    assert re.search(r"^triton2triton +8 +6 +pytest-harness: 1, reference-reads-sizes: 1$", proc.stdout, re.M)
+    assert re.search(r"^triton2triton +9 +7 +pytest-harness: 1, reference-reads-sizes: 1$", proc.stdout, re.M)
     assert sorted(p.name for p in (out / "triton2triton").iterdir()) == sorted(t.split("/")[1] for t in IMPORTED)
 
 
@@ -70,7 +71,7 @@ def test_task_maps_shapes_tolerance_and_origin(imported):
 def test_imported_tasks_validate(imported):
     out, _ = imported
     proc = gauntlet("tasks", "validate", "--tasks-root", out)
-    assert proc.stdout.strip().splitlines()[-1] == "6 valid, 0 invalid"
+    assert proc.stdout.strip().splitlines()[-1] == "7 valid, 0 invalid"
 
 
 def _attempts(run_dir: Path) -> dict:
@@ -180,6 +181,31 @@ def test_a_reference_a_runner_function_computes_in_place_is_kept(imported, noop)
 def test_a_uint32_output_goes_through_the_judge(noop):
     """vLLM's pack_bitmatrix returns uint32: the judge's protocol carries it (bit 31 set included)."""
     assert _passes(noop[PACK]), noop[PACK]
+
+
+def test_a_quotient_the_inputs_take_stays_exact_on_hidden_configs(imported, noop):
+    """vLLM's fused_moe_gptq_awq makes scales of K // group_size groups; every AKA shape divides
+    exactly and the kernel indexes as if it did. The [space] picks group_size on its own, and the
+    importer's hidden configs paired K=64 with group_size=128 (no group at all: an illegal address on
+    the H200). The fixture, imported without the constraint, drew that pair too, and its kernel
+    crashed the CPU runner (SIGSEGV) there."""
+    from runner.tasks.task import load_task
+    out, _ = imported
+    task = load_task(out / GROUP, out)
+    assert task.space.constraints == ("K % group_size == 0",)
+    hidden = [c.params for c in task.configs("unseen")]
+    assert len(hidden) == 4 and all(c["K"] % c["group_size"] == 0 for c in hidden), hidden
+    assert _passes(noop[GROUP]), noop[GROUP]
+
+
+def test_a_divisibility_the_space_already_keeps_is_not_written():
+    """`nchunks = seqlen // chunk_size` where seqlen steps by 128 and chunk_size is 64 or 128: every
+    drawn config divides already, so the [space] stays as it was (vLLM's ssd tasks)."""
+    from runner.tasks.importers.aka import space_toml
+    seen = [{"seqlen": 128, "chunk_size": 64}, {"seqlen": 384, "chunk_size": 128}]
+    assert space_toml(seen, ["seqlen % chunk_size == 0", "seqlen % 2 == 0"]) == space_toml(seen)
+    seen = [{"K": 64, "group_size": 32}, {"K": 96, "group_size": 32}, {"K": 128, "group_size": 64}]
+    assert 'constraints = ["K % group_size == 0"]\n' in space_toml(seen, ["K % group_size == 0", "K % 2 == 0"])
 
 
 def test_reading_a_task_never_executes_it(tmp_path):

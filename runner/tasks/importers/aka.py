@@ -19,8 +19,9 @@ becomes reference.py:
 
 The seen configs are `TEST_SHAPES` (one per entry, keyed by the loop's names), the tolerance the
 check's atol/rtol (`torch.equal`: exact). AKA keeps its held-out shapes private (`held_out_tests/`
-is git-ignored), so each task gets a `[space]` from its seen values and hidden configs drawn from
-it (runner/tasks/configspace.py), kept only where the reference runs on the CPU
+is git-ignored), so each task gets a `[space]` from its seen values (constrained to the divisions its
+inputs make, exact in every seen config: _divisions) and hidden configs drawn from it
+(runner/tasks/configspace.py), kept only where the reference runs on the CPU
 (runner/tasks/refcheck.py, the check `gauntlet tasks validate` makes). The task records its origin in
 `[source]` (benchmark "aka", the AKA path, AKA's task_type as category).
 
@@ -137,6 +138,9 @@ class Mapped:
     # per output: the dtype conversions AKA's check applied to it and not to the reference
     # (`allclose(out.float(), ref)`), innermost first
     casts: list[list[str]] = field(default_factory=list)
+    # `a % b == 0` for each `a // b` of config keys (or a key by a literal) in the statements that
+    # build the inputs, where every seen config divides exactly: drawn configs must too (_divisions)
+    constraints: list[str] = field(default_factory=list)
 
     @property
     def copied(self) -> list[int]:
@@ -543,7 +547,42 @@ def parse_runner(task: AkaTask) -> Mapped | Skip:
                   rtol=rtol, instructions=str(instructions), outputs=len(outputs),
                   written=[arg_names.index(o) for o in outputs] if in_place else [],
                   returned_args=[] if in_place else _returned_args(source_tree, symbol, len(args)),
-                  casts=[casts[o] for o in outputs])
+                  casts=[casts[o] for o in outputs],
+                  constraints=_divisions([*inputs, *args], set(keys) - body_defined, seen))
+
+
+def _divisions(nodes: list[ast.AST], keys: set[str], seen: list[dict]) -> list[str]:
+    """`a % b == 0` for each `a // b` in the statements that build the inputs, `a` a config key and
+    `b` a key or a positive int literal, that every seen config divides exactly.
+
+    AKA's inputs are sized by such quotients (`num_groups = K // group_size`: scales of shape
+    [E, K // group_size, N]); every shape AKA tried divides exactly, and its kernels index as if it
+    did. A [space] draws the shape keys and picks each fixed key's value on its own, so without the
+    relation it draws K=64 with group_size=128 (no group at all: vLLM's fused_moe_gptq_awq read past
+    its scales, an illegal address on the H200) or K=320 with 128 (a partial group)."""
+    found = []
+    for node in nodes:
+        for n in ast.walk(node):
+            if not (isinstance(n, ast.BinOp) and isinstance(n.op, ast.FloorDiv)
+                    and isinstance(n.left, ast.Name) and n.left.id in keys):
+                continue
+            right = n.right
+            if isinstance(right, ast.Name) and right.id in keys and right.id != n.left.id:
+                divisor = right.id
+            elif isinstance(right, ast.Constant) and type(right.value) is int and right.value > 1:
+                divisor = right.value
+            else:
+                continue
+            text = f"{n.left.id} % {divisor} == 0"
+            if text in found:
+                continue
+
+            def exact(c: dict) -> bool:
+                a, b = c[n.left.id], c[divisor] if isinstance(divisor, str) else divisor
+                return type(a) is int and type(b) is int and b > 0 and a % b == 0
+            if all(exact(c) for c in seen):
+                found.append(text)
+    return found
 
 
 def _own_nodes(fn: ast.FunctionDef):
@@ -729,11 +768,14 @@ def _is_pow2(v: int) -> bool:
     return v > 0 and v & (v - 1) == 0
 
 
-def space_toml(seen: list[dict]) -> str:
+def space_toml(seen: list[dict], constraints: list[str] = ()) -> str:
     """A [space] from the seen values: an int key whose seen values differ and are not all powers of
     two is a shape parameter in [min seen, 2 x max seen] stepping by their gcd (a divisibility the
     kernel may rely on); every other key is fixed to its seen values (a power-of-two block, head
-    size or dtype is a contract, not a size). The bound is twice the largest seen product."""
+    size or dtype is a contract, not a size). The bound is twice the largest seen product.
+    `constraints` (`a % b == 0`, Mapped.constraints) are kept where the space could break them: a
+    shape key `a` whose step some value of `b` does not divide, or a fixed `a` with a value some
+    value of `b` does not divide."""
     keys = list(seen[0])
     shape, fixed = {}, {}
     for k in keys:
@@ -752,13 +794,31 @@ def space_toml(seen: list[dict]) -> str:
         shape[k] = {"min": min(values), "max": 2 * max(values), "multiple_of": math.gcd(*values)}
         fixed.pop(k)
     bound = 2 * max(math.prod(c[k] for k in shape) for c in seen)
-    lines = ["", "[space]", f"max_elements = {bound}", ""]
+    kept = [c for c in constraints if not _implied(c, shape, fixed)]
+    lines = ["", "[space]", f"max_elements = {bound}"]
+    if kept:
+        lines += ["# AKA's inputs divide by these: every seen config does exactly, drawn ones must too",
+                  f"constraints = {json.dumps(kept)}"]
+    lines.append("")
     for k, d in shape.items():
         lines += [f"[space.shape.{k}]", f"min = {d['min']}", f"max = {d['max']}", f"multiple_of = {d['multiple_of']}", ""]
     if fixed:
         lines.append("[space.fixed]")
         lines += [f"{k} = {json.dumps(v)}" for k, v in fixed.items()]
     return "\n".join(lines) + "\n"
+
+
+def _implied(constraint: str, shape: dict, fixed: dict) -> bool:
+    """Whether every config of the space satisfies `a % b == 0` already (its step or values do)."""
+    a, _, rest = constraint.partition(" % ")
+    b = rest.removesuffix(" == 0")
+    if b in shape:
+        return False
+    divisors = fixed.get(b, [int(b)] if b.isdigit() else [])
+    if not divisors or not all(type(d) is int and d > 0 for d in divisors):
+        return False
+    values = [shape[a]["multiple_of"]] if a in shape else fixed.get(a, [])
+    return bool(values) and all(type(v) is int and v % d == 0 for v in values for d in divisors)
 
 
 ENTRY_NAME = "gauntlet_entry.py"
@@ -928,7 +988,7 @@ def write_task(out: Path, task: AkaTask, mapped: Mapped, commit: str, hidden: li
     hidden = hidden or [Config(name="placeholder", split="unseen", params=mapped.seen[0])]
     (folder / "hidden" / "configs.toml").write_text(
         "# drawn from [space] by gauntlet tasks import aka; each ran the reference on the CPU\n" + to_toml(hidden))
-    (folder / "task.toml").write_text(_task_toml(task, mapped, commit) + space_toml(mapped.seen))
+    (folder / "task.toml").write_text(_task_toml(task, mapped, commit) + space_toml(mapped.seen, mapped.constraints))
     return folder
 
 
