@@ -4,6 +4,10 @@
         every task's solution (oracle) and, for X->X tasks, the task as shipped (noop: baseline
         against itself, two runner processes) through `python -m runner.evaluator`; per config the
         times, the judge's time-bound figures and the flags; noop repeated N times (self-speedup).
+    python3 bench/judge_gpu.py fidelity --out DIR --suite headline --ledger results/.../timed.jsonl
+        every task of a named suite timed (oracle; noop on X->X), one line per evaluation appended
+        to the ledger, and what the ledger holds skipped: a suite too long for one call is timed
+        over several calls and sessions (issue 30's oracle and noop over the suite, trace on).
     python3 bench/judge_gpu.py overhead --out DIR --old OLD_PYTHONPATH [--tasks T ...]
         wall time of one evaluation of each solution with the evaluator of OLD_PYTHONPATH (the
         in-process harness) and with this one. --profile PY_SPY:RATE runs each under py-spy and
@@ -101,11 +105,17 @@ def solution_of(task: str, tasks_root: Path = ROOT / "tasks") -> Path:
 
 def fidelity(args) -> dict:
     results = []
-    for task in args.tasks:
+    ledger = Path(args.ledger) if args.ledger else None
+    done = ({(r["task"], r["agent"]) for r in map(json.loads, ledger.read_text().splitlines())}
+            if ledger and ledger.is_file() else set())
+    tasks = _suite_tasks([], False, ROOT / "tasks", args.suite) if args.suite else args.tasks
+    for task in tasks:
         runs = [("oracle", solution_of(task))] if "oracle" in args.agents else []
         if task.split("/")[0] in ("cuda2cuda", "triton2triton") and "noop" in args.agents:
             runs += [("noop", None)] * args.repeats
         for i, (agent, cand) in enumerate(runs):
+            if (task, agent) in done:
+                continue
             data = evaluate(task, cand, args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.json",
                             args.code or str(ROOT), extra=args.eval_args)
             results.append({"task": task, "agent": agent, "wall_s": data["wall_s"], "flags": data.get("flags"),
@@ -116,6 +126,13 @@ def fidelity(args) -> dict:
             r["offset"] = _last(args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl", "process_offset")
             _other_speedups(r, args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl")
             (args.out / "fidelity.partial.json").write_text(json.dumps(results, indent=1))
+            if ledger:       # one line per evaluation, across calls and sessions: the next run skips it
+                with ledger.open("a") as fh:
+                    fh.write(json.dumps({"task": task, "agent": agent, "date": time.strftime("%Y-%m-%d"),
+                                         "flags": r["flags"], "error": r["error"], "timing_method": r["timing_method"],
+                                         "speedups": {c["config"]: c["speedup"] for c in r["rows"]},
+                                         "correct": sum(1 for c in r["rows"] if c["correct"]),
+                                         "configs": len(r["rows"])}) + "\n")
             print(f"{task:32s} {agent:6s} {r['wall_s']:7.1f}s flags={r['flags']} err={(r['error'] or '')[:200]}")
             print(f"    phases {r['phases_s']}")
             print(f"    timing {r['timing_method']}; isolation {(r['environment'] or {}).get('runner_isolation')}")
@@ -712,7 +729,9 @@ def main(argv=None) -> int:
     parser.add_argument("--device", default="cuda", help="suite, overhead: cpu for a dry run of the bench itself")
     parser.add_argument("--hip-on-cuda", action="store_true", help="suite: the HIP tasks too, through nvcc")
     parser.add_argument("--tasks-root", type=Path, default=None, help="suite: another task folder (an import)")
-    parser.add_argument("--suite", default="", help="suite: only the tasks of this named suite (task.toml `suites`)")
+    parser.add_argument("--suite", default="", help="suite, fidelity: only the tasks of this named suite (task.toml `suites`)")
+    parser.add_argument("--ledger", default="", help="fidelity: a JSON-lines file of finished evaluations, "
+                        "appended to and skipped on the next run (a suite timed over several calls)")
     parser.add_argument("--agents", nargs="+", choices=("oracle", "noop"), default=["oracle", "noop"],
                         help="suite, fidelity: which submissions (an import ships no solution: noop alone)")
     args = parser.parse_args(argv)
