@@ -362,3 +362,24 @@ def test_a_batch_is_taken_only_once_the_pipe_is_read_to_its_end():
         assert reader.problems == []
     finally:
         _close(reader)
+
+
+def test_a_flood_of_records_is_a_finding_and_never_fills_the_judge(monkeypatch):
+    """Records the candidate adds could fill the judge's memory: past MAX_HELD the reader keeps
+    nothing more, says so, and keeps draining (the runner never blocks on a full pipe)."""
+    monkeypatch.setattr(devtrace, "MAX_HELD", 50)
+    reader = devtrace.Reader()
+    try:
+        record = encode("kernel", "flood", corr=10**6)
+        for _ in range(100):
+            os.write(reader.write_fd, record)
+        for _ in range(4):                          # 4 x 64 KiB more: blocks unless the reader drains
+            os.write(reader.write_fd, record * (65536 // len(record)))
+        deadline = time.monotonic() + 5
+        while not reader.flooded and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert reader.flooded and reader.dead and reader.ops == []
+        assert any("more than 50 records" in p for p in reader.problems), reader.problems
+        assert reader.take_batch(timeout_s=1) is None
+    finally:
+        _close(reader)

@@ -70,6 +70,9 @@ EARLY_ABS_MS = 0.001     # a call's work that ran before its gate ended; the dev
 HOST_COPIES = ("memcpy HtoD", "memcpy DtoH", "memcpy other")
 HOST_ABS_BYTES = 64 << 10
 WAIT_S = 5.0                                   # for a batch's closing marker, once per runner
+# Records held at once (a batch's are taken as it ends; correctness calls' wait for the runner's
+# end): honest runners hold thousands. Past this the pipe is a flood of added records.
+MAX_HELD = 1_000_000
 
 
 class Unavailable(Exception):
@@ -180,6 +183,7 @@ class Reader:
         self.cut = 0                     # the launch order up to which the runner's records are read
         self.batches_taken = 0
         self.late = 0                    # records of the read past that arrived afterwards
+        self.flooded = False             # past MAX_HELD: nothing more is kept
         self._cond = threading.Condition()
         self._thread = threading.Thread(target=self._drain, name="devtrace", daemon=True)
         self._thread.start()
@@ -201,6 +205,8 @@ class Reader:
                     chunk = b""
                 if not chunk:
                     break
+                if self.flooded:              # read on and drop: the runner must not block on the pipe
+                    continue
                 ops, rest, broken = parse(rest + chunk)
                 for op in ops:
                     if op.kind == "hello" and self.pid is None:
@@ -217,6 +223,9 @@ class Reader:
                 self.ops += ops
                 if broken:
                     self.problems.append(f"the trace stream broke ({broken})")
+                if len(self.ops) > MAX_HELD:  # the judge's memory is not the candidate's to fill
+                    self.problems.append(f"more than {MAX_HELD} records held at once: records the library did not write")
+                    self.flooded, self.dead, self.ops = True, True, []
                 self._cond.notify_all()
             if broken:
                 break
