@@ -301,7 +301,7 @@ def test_a_forged_batch_leaves_a_real_one_no_batch_took():
     try:
         taken = reader.take_batch(timeout_s=1)
         assert taken is not None and "forged_kernel" in [op.name for op in taken]
-        found = reader.leftover()
+        found = reader.after_exit()
         assert len(found) == 1 and found[0].startswith("device_trace") and "2 batch marker(s)" in found[0], found
     finally:
         _close(reader)
@@ -311,7 +311,7 @@ def test_a_forged_batch_leaves_a_real_one_no_batch_took():
     reader = _reader_with(honest.take())
     try:
         assert reader.take_batch(timeout_s=1) is not None and reader.take_batch(timeout_s=1) is not None
-        assert reader.leftover() == [] and reader.problems == []
+        assert reader.after_exit() == [] and reader.problems == []
     finally:
         _close(reader)
 

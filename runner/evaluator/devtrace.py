@@ -20,7 +20,7 @@ at each batch's start and end. From the records alone, without a word from the r
   host copies  a result computed off the device reaches it by a copy from the host inside the call;
   forgery    the pipe's writing end is in the runner's process: records can be added, never
              removed, so each rule reads added records as more findings, a forged batch leaves a
-             real one that no request took (leftover), a record of a batch already read is late.
+             real one that no request took (after_exit), a record of a batch already read is late.
 
 On for every timed evaluation on CUDA (CUPTI is NVIDIA's); GAUNTLET_DEVICE_TRACE=0 turns it off.
 On an H200 (results/gpu-2026-11-28b.md, -28c.md) it raised no flag on the honest evaluations read
@@ -270,16 +270,22 @@ class Reader:
                                  f"({readable(op.name)}): records the library did not write")
         self.late += 1
 
-    def leftover(self) -> list[str]:
-        """Once the runner is gone: batch markers of its that no timed batch of the judge's took.
-        Every real marker arrives and none can be removed; a forged batch leaves the real one
-        behind (or itself), so the count tells."""
+    def after_exit(self) -> list[str]:
+        """Once the runner is gone, what only a forger leaves: batch markers no timed batch of the
+        judge's took (every real marker arrives and none can be removed, so a forged batch leaves
+        the real one behind, or itself), records of the read past that came late, a flood."""
         with self._cond:
             extra = sum(1 for op in self.ops if op.pid == self.pid and op.name == BATCH)
-        if extra < 2 or self.dead:
-            return []
-        return [f"device_trace: {extra} batch marker(s) no timed batch took ({self.batches_taken} taken): "
-                "records the library did not write"]
+        found = []
+        if extra >= 2 and not self.dead:
+            found.append(f"device_trace: {extra} batch marker(s) no timed batch took ({self.batches_taken} taken): "
+                         "records the library did not write")
+        if self.late:
+            found.append(f"device_trace: {self.late} record(s) of the runner's past arrived after the judge had "
+                         "read it: records the library did not write")
+        if self.flooded:
+            found.append(f"device_trace: more than {MAX_HELD} records held at once: records the library did not write")
+        return found
 
     def _keep_calls(self, ops: list[Op]) -> None:
         """The correctness calls' brackets among `ops` (launch order) into self.calls; an odd

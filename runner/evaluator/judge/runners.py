@@ -313,10 +313,7 @@ class RunnerClient:
         if self.trace is not None:
             self.trace.join()
             if self.role == "candidate":      # markers first: take_calls consumes what is left
-                self.outside_findings += self.trace.leftover()
-                if self.trace.late:
-                    self.outside_findings.append(f"device_trace: {self.trace.late} record(s) of the runner's past "
-                                                 "arrived after the judge had read it: records the library did not write")
+                self.outside_findings += self.trace.after_exit()
                 self.outside_findings += devtrace.call_findings(self.trace.take_calls())
         shutil.rmtree(self.workdir, ignore_errors=True)
 
