@@ -63,11 +63,16 @@ def tables() -> dict[str, tuple[list[tuple[float, str]], str]]:
     return latest
 
 
+def current_record(source: str) -> bool:
+    """A bench/baselines_vs_eager.py JSON record (its header names the device), not an H100 table."""
+    return source.endswith(".json")
+
+
 def current(task: str, source: str, block: str) -> bool:
     """Whether `source` may lower or drop the cap `block` states: a baselines_vs_eager record of a
     baseline rewritten after the measurement the cap cites (another GPU, or the same baseline,
     may read lower than the measurement that set it: then the cap stands)."""
-    if not source.endswith(".json"):
+    if not current_record(source):
         return False
     cited = re.findall(r"(\d{4}-\d{2}-\d{2})", block)
     changed = subprocess.run(["git", "log", "-1", "--format=%cs", "--", *(str(p) for p in (ROOT / "tasks" / task).glob("kernel.*"))],
@@ -120,7 +125,8 @@ def main() -> int:
         cap = next(n for n in NICE if n >= 2 * x)
         if old is not None and (cap == old or (cap < old and not current(task, source, found.group(0)))):
             continue
-        gpu = "an H100" if "h100" in source or source.endswith(".md") else "an H200"
+        gpu = "an " + (json.loads((ROOT / "results" / source).read_text())["header"]["device"].removeprefix("NVIDIA ")
+                       if current_record(source) else "H100")
         block = (f"\n[performance]\n# The solution, measured on {gpu}, reached {x:.3g}x over this baseline on {config} "
                  f"({source}):\n# an honest kernel, so the excessive-speedup flag starts above twice that.\n"
                  f"max_speedup = {cap}\n")
