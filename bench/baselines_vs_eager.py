@@ -4,7 +4,9 @@
 For every cuda2cuda and triton2triton task (hip2hip is left out: an NVIDIA timing says nothing
 about an AMD GPU) and every seen and hidden config (seed 0), it builds the inputs with the task's
 reference.py and times three things with CUDA events (cold L2: a 256 MB buffer zeroed before each
-call; warm-up; median of up to 100 calls, bench/check_native_tasks.time_fn):
+call; a 200 us sleep kernel queued before the start event, so a Triton launcher's Python is not
+timed against eager's C++ launch, as the judge's device spin does; warm-up; median of up to 100
+calls, bench/check_native_tasks.time_fn; records before 2026-11-29 timed without the sleep):
 
   eager     the PyTorch reference (what a torch2X task's baseline is),
   baseline  the shipped kernel.cu / kernel.py (the X->X task's baseline; checked correct first),
