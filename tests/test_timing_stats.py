@@ -164,3 +164,17 @@ def test_the_cpu_times_one_round_and_five_only_for_cheap_calls():
     assert timing.more_rounds([[60.0]], [[58.0]], timing.CPU_REPS) == timing.CPU_MORE_ROUNDS == 4
     assert timing.more_rounds([[2400.0]], [[1100.0]], timing.CPU_REPS) == 0
     assert timing.more_rounds([[60.0]] * 5, [[58.0]] * 5, timing.CPU_REPS) == 0
+
+
+def test_a_runner_whose_warm_up_ran_the_launch_gate_out_is_told_not_to_wait():
+    """A call that blocks the host inside (.tolist()) waits GIVE_UP_MS on a gate only it can open,
+    every call: outside its samples, read by the clock bound as harness steps (an H200 flagged an
+    honest kernel "steps skipped" on every config beside such a PyTorch baseline). A runner whose
+    warm-up calls mostly ran out is told not to wait; a first call that compiled (one give-up), a
+    count beyond the batch (a forged reply) or no count at all leave the gate waiting."""
+    from runner.evaluator.timing import gate_wait
+    assert gate_wait(5, 5) == {"gate_wait": False}
+    assert gate_wait(3, 5) == {"gate_wait": False}
+    assert gate_wait(2, 5) == {} and gate_wait(1, 5) == {} and gate_wait(0, 5) == {}
+    assert gate_wait(6, 5) == {} and gate_wait(10 ** 400, 5) == {} and gate_wait(None, 5) == {}
+    assert gate_wait(True, 5) == {} and gate_wait(5.0, 5) == {}

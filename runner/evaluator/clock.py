@@ -172,6 +172,11 @@ class GpuClock:
         """Gated calls since the last ask whose gate ran out before the host opened it."""
         return self.gate.take_gave_up() if self.gate is not None else 0
 
+    def set_gate_wait(self, wait: bool) -> None:
+        """The judge's word, per batch: whether the launch gate waits (launch_gate.LaunchGate.hold)."""
+        if self.gate is not None:
+            self.gate.hold(wait)
+
     def set_pad(self, pad_ms: float, cycles_per_ms: float | None = None) -> None:
         """The spin before every timed call, in ms. The judge picks one pad for both kernels and one
         cycles-per-ms figure (SM clock cycles: the same GPU for both), so both spin the same cycles;

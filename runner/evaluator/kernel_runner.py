@@ -470,6 +470,8 @@ class Runner:
         clock = self._clock(msg)
         if msg.get("pad_ms") is not None and hasattr(clock, "set_pad"):
             clock.set_pad(float(msg["pad_ms"]), float(msg.get("cycles_per_ms") or 0.0) or None)
+        if hasattr(clock, "set_gate_wait"):
+            clock.set_gate_wait(msg.get("gate_wait") is not False)
         n, seed, delta = int(msg["n"]), int(msg["seed"]), float(msg.get("delta", protocol.PERTURBATION))
         keep = bool(msg.get("keep", True))
         if self.replay is None and msg.get("placement") and self.arena is not None:

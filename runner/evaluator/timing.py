@@ -230,5 +230,17 @@ def launch_pad_ms(host_ms: list[float]) -> float:
     return min(LAUNCH_COVER_MAX_MS, max(LAUNCH_COVER_MIN_MS, LAUNCH_COVER * statistics.median(upper)))
 
 
+def gate_wait(gave_up, calls: int) -> dict:
+    """What a runner's timed batches are told of the launch gate, from its warm-up: a runner whose
+    calls mostly ran the gate out blocks the host before its launches are queued (a .tolist(), an
+    .item()), so a waiting gate only runs out, GIVE_UP_MS a call outside the samples that the clock
+    bound (ConfigJudge._bound) would read as the harness's own steps: it is told not to wait.
+    Believing a candidate's runner here costs only the candidate: its host launches then count in
+    its samples."""
+    if type(gave_up) is int and calls // 2 < gave_up <= calls:
+        return {"gate_wait": False}
+    return {}
+
+
 def finite(x) -> bool:
     return x is not None and math.isfinite(x)

@@ -402,8 +402,9 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                              f"({', '.join(sorted(covers))}): their times are less comparable")
             for role, count in judge.gate_gave_up.items():
                 if count:
-                    flags.append(f"note: the launch gate ran out on {count} timed call(s) of the {role} (a call "
-                                 "that blocks the host before its launches are queued): their samples hold host time")
+                    flags.append(f"note: the launch gate ran out on, or was told not to wait for, {count} timed "
+                                 f"call(s) of the {role} (a call that blocks the host before its launches are "
+                                 "queued): their samples hold host time")
             if held:
                 flags.append(held)
     finally:

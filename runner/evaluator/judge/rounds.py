@@ -83,7 +83,7 @@ class Rounds:
         # Each round's buffers at one place in one arena for both kernels (a replay keeps its own)
         layout = None if graph else self.share_arena(runners.values(), args, expected)
         common.update(placement_for(layout, self.rng))
-        host, estimate = [], {}
+        host, estimate, unheld = [], {}, {}
         cpu = self.device == "cpu"
         if probe:       # both runners' first calls compile the same JIT kernels (seconds, CPU): at once
             with ThreadPoolExecutor(max_workers=2) as threads:
@@ -99,9 +99,10 @@ class Rounds:
             with self.phases("timing: warm-up" + (" (watched)" if watch else "")):
                 warm = self._batch(runner, timing.WARMUP_CALLS, common, keep=False, watch=watch,
                                    evidence=name == "candidate" and not probe)
+            unheld[name] = timing.gate_wait(warm.get("gate_gave_up"), timing.WARMUP_CALLS)
             host += warm["host_ms"]
             with self.phases("timing: estimate"):
-                estimate[name] = max(self._batch(runner, 3, common, keep=False)["samples"])
+                estimate[name] = max(self._batch(runner, 3, {**common, **unheld.get(name, {})}, keep=False)["samples"])
         with self.phases("timing: spin rate"):
             pad = timing.launch_pad_ms(host) if self.device != "cpu" else None
             if pad is not None:
@@ -141,7 +142,7 @@ class Rounds:
                     seed = self.rng.getrandbits(62)
                     with self._stopped(candidate if name == "baseline" else None):
                         started = time.perf_counter()
-                        reply = self._batch(runner, n, {**common, "pad_ms": pad}, keep=True, seed=seed,
+                        reply = self._batch(runner, n, {**common, "pad_ms": pad, **unheld.get(name, {})}, keep=True, seed=seed,
                                             evidence=name == "candidate" and not probe)
                         wall_ms = (time.perf_counter() - started) * 1000.0
                     self.phases.seconds[f"timing: {name} batches"] += wall_ms / 1000.0
@@ -161,7 +162,7 @@ class Rounds:
         timed["candidate"] = timing.paired(timed["baseline"], timed["candidate"])
         if not probe:
             self.timing_setup[(config.split, config.name)] = {
-                "common": {**common, "pad_ms": pad}, "graph": graph, "capacity": capacity, "arena": layout is not None,
+                "common": {**common, "pad_ms": pad, **unheld.get("baseline", {})}, "graph": graph, "capacity": capacity, "arena": layout is not None,
                 "batches": rounds if cpu else 1,
                 "n": 1 if cpu else timing.reps_per_round(estimate["baseline"], timing.ROUNDS)}
         trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: every batch, for the record
