@@ -178,3 +178,32 @@ def test_a_runner_whose_warm_up_ran_the_launch_gate_out_is_told_not_to_wait():
     assert gate_wait(2, 5) == {} and gate_wait(1, 5) == {} and gate_wait(0, 5) == {}
     assert gate_wait(6, 5) == {} and gate_wait(10 ** 400, 5) == {} and gate_wait(None, 5) == {}
     assert gate_wait(True, 5) == {} and gate_wait(5.0, 5) == {}
+
+
+def test_steps_skipped_is_read_against_the_harness_floor_not_a_many_launch_baseline():
+    """The clock bound's low side ("steps skipped"): per call, the candidate's unexplained wall time
+    against the least of the baseline's batches and the harness floor (a call that launches nothing
+    in the baseline's runner). An H200 read 3.8 ms a call beside a PyTorch loop over 40 experts and
+    1.7 ms beside its one-kernel oracle: flagged without the floor, not with it; a runner that
+    really skips a millisecond of the harness's steps is still short of the floor."""
+    from types import SimpleNamespace
+
+    from runner.evaluator.judge.rounds import Rounds
+
+    judge = SimpleNamespace(kind="gpu")
+    base, cand = SimpleNamespace(time_ms=2.31), SimpleNamespace(time_ms=0.167)
+    n = 100
+
+    def batches(unexplained_ms, sample_ms):
+        return [(n * (unexplained_ms + sample_ms), n, n * sample_ms) for _ in range(5)]
+
+    walls = {"baseline": batches(3.85, 2.31), "candidate": batches(1.72, 0.167)}
+    without = Rounds._bound(judge, walls, base, cand)
+    assert without["short_ms"] < -without["low_limit_ms"]          # what the H200 flagged
+    honest = Rounds._bound(judge, walls, base, cand, floor=1.55)
+    assert not honest["short_ms"] < -honest["low_limit_ms"]
+    skipping = Rounds._bound(judge, {**walls, "candidate": batches(0.4, 0.167)}, base, cand, floor=1.55)
+    assert skipping["short_ms"] < -skipping["low_limit_ms"]
+    # the floor only lowers the bar: a baseline whose own batches read below it still sets it
+    low = Rounds._bound(judge, {**walls, "baseline": batches(1.0, 2.31)}, base, cand, floor=1.55)
+    assert abs(low["short_ms"] - (1.72 - 1.0)) < 1e-9

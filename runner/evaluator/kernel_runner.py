@@ -479,6 +479,12 @@ class Runner:
         elif self.device != "cpu" and self.replay is None:
             self._move_buffers()
         call = self._call_fn()
+        if msg.get("empty"):
+            # The judge's floor for the harness's own steps (ConfigJudge._harness_floor): every step
+            # of a timed call around a call that launches nothing, its outputs one untimed call's.
+            made = call()
+            self.sync()
+            call = lambda: made        # noqa: E731
         self._spacer = None
         launched = [False]
 

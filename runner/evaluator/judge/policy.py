@@ -33,6 +33,7 @@ KEPT_BYTES = {"gpu": 4 << 30, "cpu": 256 << 20}                 # outputs a runn
 # 2-core machine, where times are not meaningful anyway.
 BOUND_ABS_MS = {"gpu": 0.5, "cpu": 25.0}
 BOUND_REL = 1.0
+FLOOR_CALLS = 100           # the empty calls whose unexplained time floors "steps skipped" (ConfigJudge._harness_floor)
 BOUND_BASE_REL = 0.10      # the negative side's limit, as a share of the baseline's median (_bound)
 TIMEOUTS_S = {"build": 900.0, "inputs": 300.0, "call": 300.0, "capture": 300.0, "time": 600.0,
               "export": 300.0, "release": 60.0, "exit": 10.0}

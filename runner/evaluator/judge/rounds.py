@@ -157,6 +157,11 @@ class Rounds:
             round_index += 1
             if round_index == rounds:     # a config whose rounds spread widely (the CPU: a cheap one): more of them
                 rounds += timing.more_rounds(by_round["baseline"], by_round["candidate"], planned)
+        floor = None
+        if not probe:
+            with self.phases("timing: harness floor"):
+                floor = self._harness_floor(baseline, candidate, min(per_round, capacity, policy.FLOOR_CALLS),
+                                            {**common, "pad_ms": pad, **unheld.get("candidate", {})})
         timed = {name: timing.stats([x for r in by_round[name] for x in r], 0, gaps[name], by_round[name])
                  for name in runners}
         timed["candidate"] = timing.paired(timed["baseline"], timed["candidate"])
@@ -177,7 +182,22 @@ class Rounds:
                                                    "round_samples": by_round if os.environ.get("GAUNTLET_JUDGE_TRACE_SAMPLES") else None}) + "\n")
         if not probe:
             self._read_trace(config, baseline, candidate)
-        return timed["baseline"], timed["candidate"], self._bound(walls, timed["baseline"], timed["candidate"])
+        return timed["baseline"], timed["candidate"], self._bound(walls, timed["baseline"], timed["candidate"], floor)
+
+    def _harness_floor(self, baseline: RunnerClient, candidate: RunnerClient, n: int, common: dict) -> float:
+        """Per call, the judge's wall time that the samples do not explain for a call that launches
+        nothing, in the baseline's runner (trusted code; every step of a timed call: flush, gate,
+        sync, perturbation, digest, the runner's loop): what a candidate's runner that skipped none
+        of them cannot go below. The baseline's own batches are no such floor: a baseline of many
+        launches spends time beside its samples that a one-kernel candidate does not (an H200 read
+        1.5-4.9 ms a call beside a PyTorch loop over 40-60 experts, and an honest oracle "skipped
+        steps")."""
+        with self._stopped(candidate):
+            started = time.perf_counter()
+            reply = self._batch(baseline, n, {**common, "empty": True}, keep=True, evidence=False)
+            wall_ms = (time.perf_counter() - started) * 1000.0
+        baseline.request({"op": "release"})
+        return (wall_ms - sum(reply["samples"])) / n
 
     def _read_trace(self, config: Config, baseline: RunnerClient, candidate: RunnerClient) -> None:
         """The device trace of this config's timed batches (devtrace.py), the candidate's read
@@ -318,7 +338,7 @@ class Rounds:
         del device_outs
         compare(self.task, got, want, what=f" (timed repetition {index}, checked after the batch)", canon=canon)
 
-    def _bound(self, walls: dict, base, cand) -> dict:
+    def _bound(self, walls: dict, base, cand, floor: float | None = None) -> dict:
         """The judge's clock against the samples: per call, the wall time the samples do not explain
         (flush, spin, sync, perturbation, digest, the runner's own loop), candidate less baseline."""
         def unexplained(batches):
@@ -338,7 +358,8 @@ class Rounds:
         # candidate look as if it skipped the harness's steps.
         over_clock = [(wall, total) for wall, _, total in walls["candidate"] if total > wall * 1.001 + 0.01]
         return {"baseline_overhead_ms": base_over, "excess_ms": excess, "limit_ms": limit, "low_limit_ms": low_limit,
-                "short_ms": cand_over - min(base_batches), "over_clock": len(over_clock)}
+                "short_ms": cand_over - min(base_batches + ([floor] if floor is not None else [])),
+                "over_clock": len(over_clock)}
 
     def clean_room(self, baseline: RunnerClient, rows: list, configs: dict) -> None:
         """Time the baseline again, on a few timed configs chosen now, after every process of the

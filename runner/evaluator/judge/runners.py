@@ -191,7 +191,9 @@ class RunnerClient:
             # every timed batch's records, whoever asked for it: the batch markers pair in order
             samples = reply.get("samples") if reply["ok"] and isinstance(reply.get("samples"), list) else []
             waited = time.perf_counter()
-            self.trace_batches.append((self.trace.take_batch(), int(message["n"]), samples))
+            records = self.trace.take_batch()
+            if not message.get("empty"):       # the harness floor's calls launch nothing: no evidence
+                self.trace_batches.append((records, int(message["n"]), samples))
             self.op_seconds["judge: trace wait"] += time.perf_counter() - waited
         return reply
 
