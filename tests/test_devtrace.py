@@ -251,8 +251,9 @@ def test_correctness_calls_are_read_like_timed_ones():
         with reader._cond:
             reader.pid, reader.ops = 7, t.take()
         assert reader.take_batch(timeout_s=1) is not None
-        calls = reader.take_calls()
+        calls = reader.take_kept()         # kept by the config's first timed batch: the judge reads them there
         assert [[op.name for op in call] for call in calls] == [[OWN], [ATEN_MUL], [ATEN_FILL, OWN]]
+        assert reader.take_calls() == []   # nothing left for the runner's end
         found = devtrace.call_findings(calls)
         assert len(found) == 1 and found[0].startswith("torch_fallback") and "MulFunctor" in found[0]
         assert devtrace.call_findings([calls[0], calls[2]]) == []
@@ -275,6 +276,72 @@ def test_a_result_copied_from_the_host_inside_each_call_is_seen():
     assert devtrace.findings(alike, same, own_kernel_required=True) == []
     device_only = batches(Timeline(), copies=(("memcpy DtoD", 1 << 24),))
     assert devtrace.findings(device_only, baseline_batches(), own_kernel_required=True) == []
+
+
+# -- an X->X task's shipped code that runs PyTorch kernels itself (glue): devtrace.Glue ---------------
+def glue_of(inside, us=4.0) -> devtrace.Glue:
+    """The allowance the baseline's timed calls make, each call running `inside` (us: the call's
+    device time, shared among its kernels)."""
+    return devtrace.Glue.of([call for b, _ in batches(Timeline(pid=8), inside=inside, us=us) for call in b.inside])
+
+
+def torch_findings(cand, glue) -> list[str]:
+    return [f for f in devtrace.findings(cand, baseline_batches(), own_kernel_required=True, glue=glue)
+            if f.startswith("torch_fallback")]
+
+
+def test_the_shipped_code_s_own_pytorch_kernels_are_allowed_per_call():
+    """The baseline's calls run one PyTorch multiply each (2 us) beside their kernel: the candidate
+    may too, on any stream. The same calls with nothing allowed (a PyTorch->X task) are flagged."""
+    glue = glue_of((OWN, ATEN_MUL))
+    assert glue.counts == {ATEN_MUL: 1} and glue.ms == pytest.approx(0.002)
+    assert torch_findings(batches(Timeline(), inside=(OWN, ATEN_MUL)), glue) == []
+    assert torch_findings(batches(Timeline(), inside=(OWN, ATEN_MUL)), devtrace.Glue.of([]))
+    assert torch_findings(batches(Timeline(), inside=(OWN, ATEN_MUL)), None)
+
+
+def test_a_pytorch_kernel_more_often_than_the_shipped_code_s_per_call_is_a_fallback():
+    """One more launch of the glue's own kernel, or another PyTorch kernel, in a call (short ones,
+    within the time bound): each is named. The count is per call: one call that runs two is found
+    even when the candidate's calls run one on average."""
+    glue = glue_of((OWN, ATEN_MUL))
+    found = torch_findings(batches(Timeline(), inside=(OWN, ATEN_MUL, ATEN_MUL), us=3.0), glue)
+    assert len(found) == 1 and "beyond the task's shipped code's own per call" in found[0] and "MulFunctor" in found[0]
+    found = torch_findings(batches(Timeline(), inside=(OWN, ATEN_SUM), us=3.0), glue)
+    assert len(found) == 1 and "ReduceOp" in found[0], found
+    t = Timeline()
+    uneven = batches(t, count=1, inside=(OWN, ATEN_MUL, ATEN_MUL), us=3.0) + batches(t, count=5, inside=(OWN,), us=3.0)
+    assert torch_findings(uneven, glue), "one call of two, among calls of none"
+
+
+def test_the_glue_s_kernels_doing_more_work_than_the_shipped_code_s_is_a_fallback():
+    """The glue's own multiply, as often, on the whole input: its device time per call past twice
+    the baseline's (2 us) + GLUE_ABS_MS in most calls. Within it (jitter, data-dependent glue) it is
+    not, nor in a few calls only (two processes share the device in correctness calls)."""
+    glue = glue_of((OWN, ATEN_MUL))
+    heavy = torch_findings(batches(Timeline(), inside=(OWN, ATEN_MUL), us=40.0), glue)     # 20 us of MulFunctor
+    assert len(heavy) == 1 and "in 12 of 12 timed calls" in heavy[0] and "20.0 us" in heavy[0], heavy
+    assert "MulFunctor" in heavy[0]
+    assert torch_findings(batches(Timeline(), inside=(OWN, ATEN_MUL), us=16.0), glue) == []   # 8 us < 2 x 2 + 5
+    t = Timeline()
+    few = batches(t, count=1, inside=(OWN, ATEN_MUL), us=40.0) + batches(t, count=2, inside=(OWN, ATEN_MUL))
+    assert torch_findings(few, glue) == []
+
+
+def test_correctness_calls_are_read_against_the_shipped_code_s_calls():
+    """The baseline's correctness calls of the config (its runner went through the same calls)."""
+    def calls(*names, us=1.0):
+        t = Timeline()
+        for _ in range(4):
+            for name in names:
+                t.kernel(name, us=us)
+            yield t.take()
+    base = devtrace.Glue.of(list(calls(OWN, ATEN_MUL)))
+    assert devtrace.call_findings(list(calls(OWN, ATEN_MUL)), base) == []
+    assert devtrace.call_findings(list(calls(OWN, ATEN_MUL)))                            # nothing allowed
+    assert devtrace.call_findings(list(calls(OWN, ATEN_MUL, ATEN_MUL)), base)
+    found = devtrace.call_findings(list(calls(OWN, ATEN_MUL, us=20.0)), base)
+    assert len(found) == 1 and "of 4 correctness calls" in found[0], found
 
 
 def _reader_with(ops):

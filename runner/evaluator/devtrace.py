@@ -69,6 +69,14 @@ EARLY_ABS_MS = 0.001     # a call's work that ran before its gate ended; the dev
 # to arrive this way. More than this a call, beyond what the baseline's calls copy, is a finding.
 HOST_COPIES = ("memcpy HtoD", "memcpy DtoH", "memcpy other")
 HOST_ABS_BYTES = 64 << 10
+# An X->X task's shipped code may run PyTorch kernels itself (glue: routing, a decay), and the
+# candidate may run them too, on the same config: per call, each of those kernels as often as the
+# baseline's busiest call ran it, for at most GLUE_REL x the baseline's most PyTorch device time
+# in one call + GLUE_ABS_MS. The factor leaves room for the same kernels' jitter, and for glue whose
+# work follows the data (a nonzero's output); the slack for a kernel of a few microseconds, whose
+# duration moves by more than its share (a launch's placement, the clock's boost). More than twice
+# the baseline's glue is work the shipped code does not do.
+GLUE_REL, GLUE_ABS_MS = 2.0, 0.005
 WAIT_S = 5.0                                   # for a batch's closing marker, once per runner
 # Records held at once (a batch's are taken as it ends; correctness calls' wait for the runner's
 # end): honest runners hold thousands. Past this the pipe is a flood of added records.
@@ -294,6 +302,13 @@ class Reader:
         for a, b in zip(marks[0::2], marks[1::2]):
             self.calls.append([op for op in ops[a + 1:b] if op.device_work])
 
+    def take_kept(self) -> list[list[Op]]:
+        """The correctness calls kept so far (each batch keeps those bracketed before it): a timed
+        config's own, when taken at its first batch's reading (Judge._read_trace)."""
+        with self._cond:
+            calls, self.calls = self.calls, []
+            return calls
+
     def take_calls(self) -> list[list[Op]]:
         """Every correctness call bracketed since the last batch, once the runner is gone (then
         nothing more can arrive)."""
@@ -418,16 +433,18 @@ def _distinct(segments: list[Counter]) -> list[Counter]:
     return [Counter(dict(k)) for k in {tuple(sorted(c.items())) for c in segments}]
 
 
-def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], *, own_kernel_required: bool) -> list[str]:
+def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], *, own_kernel_required: bool,
+             glue: Glue | None = None) -> list[str]:
     """Flags from one config's batches: the candidate's (with the samples its runner reported) read
-    against the baseline's. Each names what the device recorded."""
+    against the baseline's. Each names what the device recorded. `glue`: the PyTorch kernels the
+    candidate's calls may run (an X->X task's baseline's own: Glue.of), else none."""
     found = []
     for batch, _ in candidate:
         found += [f"device_trace: {p}" for p in batch.problems]
     whole = [(b, s) for b, s in candidate if not b.problems]
     if not whole:
         return list(dict.fromkeys(found))
-    found += _torch_fallback([call for b, _ in whole for call in b.inside], "timed calls")
+    found += _torch_fallback([call for b, _ in whole for call in b.inside], "timed calls", glue or Glue())
     own = [op for b, _ in whole for call in b.inside for op in call
            if op.kind == "kernel" and not is_torch(op.name) and op.name not in MARKERS]
     if own_kernel_required and not own:
@@ -489,18 +506,62 @@ def _host_transfer(candidate: list[tuple[Batch, list[float]]], baseline: list[Ba
             f"between host and device inside the call (allowed {allowed}): work done off the device"]
 
 
-def _torch_fallback(calls: list[list[Op]], where: str) -> list[str]:
-    """PyTorch's own kernels inside the candidate's calls, as one finding naming the commonest."""
-    torch_kernels = Counter(op.name for call in calls for op in call if op.kind == "kernel" and is_torch(op.name))
-    if not torch_kernels:
-        return []
-    names = ", ".join(readable(n) for n, _ in torch_kernels.most_common(3))
-    return [f"torch_fallback: the device trace saw PyTorch's own kernels in {where} ({names})"]
+def _torch_kernels(call: list[Op]) -> list[Op]:
+    return [op for op in call if op.kind == "kernel" and is_torch(op.name)]
 
 
-def call_findings(calls: list[list[Op]]) -> list[str]:
+def _torch_ms(call: list[Op]) -> float:
+    """The device time of PyTorch's own kernels in one call (each kernel's, summed over streams)."""
+    return sum(op.end - op.start for op in _torch_kernels(call)) / 1e6
+
+
+@dataclass(frozen=True)
+class Glue:
+    """What PyTorch computes in one call of an X->X task's shipped code on one config (the
+    baseline's calls as its runner's trace recorded them): each PyTorch kernel's most launches in
+    one call, and the most PyTorch device time of one call. Empty: nothing is allowed."""
+    counts: Counter = field(default_factory=Counter)
+    ms: float = 0.0
+
+    @classmethod
+    def of(cls, calls: list[list[Op]]) -> "Glue":
+        counts = Counter()
+        for call in calls:
+            counts |= Counter(op.name for op in _torch_kernels(call))      # | keeps the larger count
+        return cls(counts, max(map(_torch_ms, calls), default=0.0))
+
+
+def _torch_fallback(calls: list[list[Op]], where: str, glue: Glue) -> list[str]:
+    """PyTorch's own kernels inside the candidate's calls beyond `glue`, each bound its finding:
+    a kernel launched more often in a call than the glue's count (in any call: launches do not
+    jitter), and PyTorch device time past GLUE_REL x the glue's + GLUE_ABS_MS (in most calls, as
+    the other timed rules read: a kernel's duration does, and two processes share the device in
+    correctness calls). The names say what; the time, that the same kernels did more work."""
+    extra = Counter()
+    for call in calls:
+        extra |= Counter(op.name for op in _torch_kernels(call)) - glue.counts
+    found = []
+    if extra:
+        names = ", ".join(readable(n) for n, _ in extra.most_common(3))
+        beyond = " beyond the task's shipped code's own per call" if glue.counts else ""
+        found.append(f"torch_fallback: the device trace saw PyTorch's own kernels in {where}{beyond} ({names})")
+    limit = GLUE_REL * glue.ms + GLUE_ABS_MS
+    over = [call for call in calls if _torch_ms(call) > limit]
+    if glue.counts and len(over) > len(calls) // 2:
+        spent = Counter()
+        for call in over:
+            for op in _torch_kernels(call):
+                spent[op.name] += op.end - op.start
+        names = ", ".join(readable(n) for n, _ in spent.most_common(3))
+        found.append(f"torch_fallback: in {len(over)} of {len(calls)} {where} PyTorch's own kernels ran up to "
+                     f"{max(map(_torch_ms, over)) * 1000:.1f} us, past {GLUE_REL:g}x the task's shipped code's "
+                     f"{glue.ms * 1000:.1f} us per call + {GLUE_ABS_MS * 1000:g} us ({names})")
+    return found
+
+
+def call_findings(calls: list[list[Op]], glue: Glue | None = None) -> list[str]:
     """PyTorch computing inside the candidate's correctness calls (the judge's checked calls)."""
-    return _torch_fallback(calls, "correctness calls")
+    return _torch_fallback(calls, "correctness calls", glue or Glue())
 
 
 def runner_env(library: Path, write_fd: int) -> dict:

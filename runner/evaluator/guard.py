@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import Counter
 
 
 class Tampered(Exception):
@@ -168,23 +169,27 @@ HALF_DTYPES = ("float16", "bfloat16")
 
 
 def _torch_dispatch_mode():
+    import torch
     from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._pytree import tree_leaves
 
     class Watch(TorchDispatchMode):
         def __init__(self, fp32_task: bool):
             super().__init__()
             self.fp32_task = fp32_task
-            self.compute: set[str] = set()
+            self.compute: Counter = Counter()      # "aten.name" -> runs in this call
+            self.elements: Counter = Counter()     # "aten.name" -> elements those runs read and wrote
             self.downgrade: set[str] = set()
 
         def __torch_dispatch__(self, func, types_, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
             name = func.overloadpacket.__name__
+            outs = out if isinstance(out, (tuple, list)) else (out,)
             if name not in ALLOWED_ATEN:
-                self.compute.add(f"aten.{name}")
+                self.compute[f"aten.{name}"] += 1
+                self.elements[f"aten.{name}"] += sum(t.numel() for t in tree_leaves((args, kwargs, outs))
+                                                     if isinstance(t, torch.Tensor))
             if self.fp32_task:
-                import torch
-                outs = out if isinstance(out, (tuple, list)) else (out,)
                 for o in outs:
                     if isinstance(o, torch.Tensor) and str(o.dtype).removeprefix("torch.") in HALF_DTYPES:
                         self.downgrade.add(f"aten.{name}->{str(o.dtype).removeprefix('torch.')}")
@@ -194,12 +199,14 @@ def _torch_dispatch_mode():
 
 
 class TorchOpWatch:
-    """Used as `with watch.observe(): candidate(...)`; findings accumulate over calls."""
+    """Used as `with watch.observe(): candidate(...)`, once per call; findings accumulate over calls.
+    `compute`: per compute op, the most times one call ran it and the most elements one call's runs
+    of it read and wrote (the judge reads these against an X->X task's shipped code: judge/correctness.py)."""
 
     def __init__(self, fp32_task: bool):
         self.mode_cls = _torch_dispatch_mode()
         self.fp32_task = fp32_task
-        self.compute: set[str] = set()
+        self.compute: dict[str, list[int]] = {}        # "aten.name" -> [runs, elements], each the most in one call
         self.downgrade: set[str] = set()
 
     def observe(self):
@@ -213,7 +220,9 @@ class TorchOpWatch:
 
             def __exit__(self, *exc):
                 mode.__exit__(*exc)
-                watch.compute |= mode.compute
+                for name, runs in mode.compute.items():
+                    most = watch.compute.setdefault(name, [0, 0])
+                    most[:] = max(most[0], runs), max(most[1], mode.elements[name])
                 watch.downgrade |= mode.downgrade
                 return False
 

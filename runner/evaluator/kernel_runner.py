@@ -246,14 +246,14 @@ class Runner:
                 return {"ok": False, "error": problem}
             changed = any(isinstance(a, torch.Tensor) and not _same(a, b) for a, b in zip(args, self.base))
             calls.append({"outputs": self._write(outs, msg["out"][k], fds), "inputs_changed": changed})
-        if watch_ops is not None:
-            if watch_ops.compute:
-                self.findings.append("torch_fallback: PyTorch computed " + ", ".join(sorted(watch_ops.compute)[:6]))
-            if watch_ops.downgrade:
-                self.findings.append("precision_downgrade: " + ", ".join(sorted(watch_ops.downgrade)[:4]))
+        if watch_ops is not None and watch_ops.downgrade:
+            self.findings.append("precision_downgrade: " + ", ".join(sorted(watch_ops.downgrade)[:4]))
         if msg.get("launch_check"):
             self._native_launch_check()
-        return {"ok": True, "calls": calls, "findings": self._drain()}
+        # What PyTorch computed, as counts: the judge words the finding (an X->X task's shipped code
+        # may compute the same glue itself: Correctness.torch_ops_findings)
+        return {"ok": True, "calls": calls, "findings": self._drain(),
+                "torch_ops": watch_ops.compute if watch_ops is not None else {}}
 
     def _call_marker(self):
         """Where the judge asked for a device trace (devtrace.py): a marker kernel before and after
@@ -273,8 +273,11 @@ class Runner:
         kernel's, and the baseline's alike so both processes time with the same machinery, except
         the baseline's on the CPU, whose times are not meaningful and whose findings the judge
         ignores: there the watch cost only its first use's import of torch._dynamo (4 s of CPU per
-        runner on a 2-core machine) and its dispatch on every op of the baseline (issue 31)."""
-        return self.language in ("triton", "python") and not (self.device == "cpu" and self.args.role == "baseline")
+        runner on a 2-core machine) and its dispatch on every op of the baseline (issue 31). The
+        baseline of an X->X task is watched there too (--report-ops): what its shipped code computes
+        with PyTorch is what the candidate may compute (judge/correctness.py)."""
+        return self.language in ("triton", "python") and not (
+            self.device == "cpu" and self.args.role == "baseline" and not self.args.report_ops)
 
     def _output_problem(self, outs, args) -> str | None:
         import torch
@@ -647,6 +650,8 @@ def main(argv=None) -> int:
     parser.add_argument("--device", choices=("cpu", "cuda", "rocm"), required=True)
     parser.add_argument("--role", choices=("candidate", "baseline"), required=True)
     parser.add_argument("--flag", action="append", help="an extra compiler flag (the task's)")
+    parser.add_argument("--report-ops", action="store_true",
+                        help="watch PyTorch's ops on the CPU too: the judge reads them (an X->X task's baseline)")
     parser.add_argument("--probe-tree", default=None,
                         help="the baseline's files, built and timed here before the kernel is (judge.process_offset)")
     parser.add_argument("--probe-language", choices=("triton", "cuda", "hip", "c", "python"))
@@ -680,7 +685,8 @@ def _preload(args) -> None:
     torch.__getattr__; in torch 2.13's source, `hasattr(torch, "_inductor")`), now at the first
     build (_attach_profiler) (docs/benchmarks.md)."""
     import torch  # noqa: F401
-    if {args.language, args.probe_language} & {"triton", "python"} and not (args.device == "cpu" and args.role == "baseline"):
+    if {args.language, args.probe_language} & {"triton", "python"} and not (
+            args.device == "cpu" and args.role == "baseline" and not args.report_ops):
         import torch._dynamo  # noqa: F401     (not where no watch will run: Runner.watches_ops)
     if args.device != "cpu":
         import torch.profiler  # noqa: F401

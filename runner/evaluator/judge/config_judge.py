@@ -46,6 +46,11 @@ class Judge(Correctness, Rounds):
         self.fp32_task, self.regime, self.graph, self.max_speedup = fp32_task, regime, graph, max_speedup
         self.flags: list[str] = []
         self.row_notes: list[str] = []
+        # X->X: the baseline is the task's shipped code in a runner like the candidate's, and the
+        # PyTorch glue it runs itself is allowed to the candidate on the same config (no more). Known
+        # from the task's category, never from a runner; a PyTorch->X baseline is PyTorch itself.
+        self.baseline_glue = not task.baseline_is_reference
+        self.torch_ops: dict[str, dict[str, list[int]]] = {"baseline": {}, "candidate": {}}   # this config's op watch
         self.watched: set[tuple[str, str]] | None = None    # (split, name) of the watched configs; None: all
         # how each runner's clock kept launches out of its samples; timed calls whose launch gate ran out
         self.launch_covers: dict[str, set[str]] = {"baseline": set(), "candidate": set()}

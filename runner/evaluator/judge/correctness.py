@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
 
-from runner.evaluator import protocol
+from runner.evaluator import devtrace, protocol
 from runner.evaluator.judge.runners import RunnerClient, RunnerFailed
 from runner.evaluator.judge.values import (Frozen, Mismatch, SentInputs, add_outliers, canonical_for, compare,
                                            config_seed, make_inputs, out_buffers, received, run_reference)
@@ -53,6 +53,7 @@ class Correctness:
                                 "launch_check": launch_check}, fds)
         if evidence:
             self._findings(reply)
+        self._note_torch_ops(runner.role, reply.get("torch_ops"))
         if not reply["ok"]:
             for bufs in buffers:
                 for b in bufs:
@@ -78,6 +79,36 @@ class Correctness:
         if isinstance(found, list):
             self.flags += [str(f)[:300] for f in found if isinstance(f, str)]
 
+    def _note_torch_ops(self, role: str, ops) -> None:
+        """What the runner's PyTorch op watch saw this config: per op, the most runs and elements of
+        one call (TorchOpWatch). A reply of another shape is dropped: the candidate's is evidence
+        only (the device trace and the static checks judge without it)."""
+        if not isinstance(ops, dict):
+            return
+        for name, most in list(ops.items())[:1000]:
+            if isinstance(name, str) and isinstance(most, list) and len(most) == 2 and \
+                    all(type(v) is int and v >= 0 for v in most):
+                seen = self.torch_ops[role].setdefault(name[:80], [0, 0])
+                seen[:] = max(seen[0], most[0]), max(seen[1], most[1])
+
+    def torch_ops_findings(self, config: Config) -> None:
+        """torch_fallback from the candidate's op watch on this config. On an X->X task (the judge's
+        own reading of the task's category) the baseline's runner ran the task's shipped code on the
+        same inputs under the same watch: the ops it computed with PyTorch are allowed, each up to
+        its runs in one call, and its elements read and written in one call times devtrace.GLUE_REL
+        (what glue computes can follow the data: a routing's nonzero). Anything else PyTorch
+        computed is a finding. A PyTorch->X task's baseline is PyTorch: nothing is allowed there."""
+        allowed = self.torch_ops["baseline"] if self.baseline_glue else {}
+        over = []
+        for name, (runs, elements) in sorted(self.torch_ops["candidate"].items()):
+            base_runs, base_elements = allowed.get(name, (0, 0))
+            if runs > base_runs or elements > devtrace.GLUE_REL * base_elements:
+                over.append(f"{name} x{runs} on {elements} elements (shipped: x{base_runs} on {base_elements})"
+                            if name in allowed else name)
+        if over:
+            what = "more than the task's shipped code does per call: " if allowed else ""
+            self.flags.append(f"torch_fallback: PyTorch computed {what}{', '.join(over[:6])} ({config.name})")
+
     # -- correctness -----------------------------------------------------------------------------
     def correctness(self, baseline: RunnerClient, candidate: RunnerClient | None, config: Config,
                     symmetric: bool) -> tuple[str | None, float | None, str | None]:
@@ -92,8 +123,12 @@ class Correctness:
         stages = [(s, False) for s in self.seeds] + [(s, True) for s in self.outlier_seeds]
         if not (symmetric or candidate is not None):
             stages = stages[:1]
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            return self._correctness_stages(baseline, candidate, stages, config, symmetric, pool)
+        self.torch_ops = {"baseline": {}, "candidate": {}}
+        try:
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                return self._correctness_stages(baseline, candidate, stages, config, symmetric, pool)
+        finally:
+            self.torch_ops_findings(config)
 
     def _baseline_stage(self, baseline: RunnerClient, args, expected: Frozen, sent: "SentInputs", symmetric: bool,
                         atol_scale: float, what: str) -> str | None:

@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 import time
 import traceback
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from pathlib import Path
@@ -76,8 +77,20 @@ def import_reference(path: Path):
     return module
 
 
-def static_flags(task: Task, tree: Path, fp32_task: bool) -> list[str]:
-    flags = []
+def static_flags(task: Task, tree: Path, fp32_task: bool, shipped: Path | None = None) -> list[str]:
+    """The static checks' flags over the editable files in `tree`. `shipped`: an X->X task's files
+    as shipped (the baseline), whose own PyTorch glue is allowed: a torch_fallback flag is dropped
+    when what it names (file and line aside) is at no more places in `tree` than in `shipped`."""
+    flags, sites = _static_findings(task, tree, fp32_task)
+    if shipped is not None:
+        allowed = _static_findings(task, shipped, fp32_task)[1]
+        flags = [f for f in flags if (key := f.rsplit(" (", 1)[0]) not in sites or sites[key] > allowed[key]]
+    return flags
+
+
+def _static_findings(task: Task, tree: Path, fp32_task: bool) -> tuple[list[str], Counter]:
+    """(flags, how many places of the editable Python files each torch_fallback `kind: detail` is at)."""
+    flags, sites = [], Counter()
     python_kernel = []          # per editable Python file: did it define a kernel (no no_custom_kernel)
     for rel in task.editable:
         path = tree / rel
@@ -92,9 +105,10 @@ def static_flags(task: Task, tree: Path, fp32_task: bool) -> list[str]:
                 text = importlib.util.decode_source(raw)
             except (SyntaxError, UnicodeDecodeError, LookupError, ValueError):
                 continue
-            found = static_checks.check_python(text, custom_kernel=True, fp32_task=fp32_task, filename=rel)
+            found, places = static_checks.python_findings(text, custom_kernel=True, fp32_task=fp32_task, filename=rel)
             python_kernel.append(not any(f.startswith("no_custom_kernel") for f in found))
             flags += found
+            sites += places
             continue
         text = raw.decode(errors="replace")
         if path.suffix in (".cu", ".hip", ".cuh", ".h", ".hpp", ".cpp", ".cc"):
@@ -104,7 +118,7 @@ def static_flags(task: Task, tree: Path, fp32_task: bool) -> list[str]:
             flags += found
     if any(python_kernel):      # a task of several Python files (an imported entry that calls the kernel's
         flags = [f for f in flags if not f.startswith("no_custom_kernel")]    # module): one must hold it
-    return flags
+    return flags, sites
 
 
 def _cpu_model() -> str | None:
@@ -230,8 +244,9 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             probe = None
             if offset_pass:      # the baseline's files, built there first (in both runners: settle)
                 probe = {"tree": scratch / "baseline", **_runner_spec(task, language, "baseline")}
-            runner = RunnerClient(isolation, tree, device=device, role=role, probe=probe,
-                                  trace_library=trace_library, **_runner_spec(task, language, role))
+            runner = RunnerClient(isolation, tree, device=device, role=role, probe=probe, trace_library=trace_library,
+                                  report_ops=role == "baseline" and not task.baseline_is_reference,   # X->X glue
+                                  **_runner_spec(task, language, role))
             runners.append(runner)
             started_runners.append(runner)
             return runner
@@ -309,7 +324,9 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 evaluation.compile_log = "baseline only: no candidate was evaluated"
             else:
                 tree = kernel_tree(task.files, task.editable, candidate_dir, scratch / "candidate-source")
-                flags += static_flags(task, tree, fp32_task)
+                shipped = None if task.baseline_is_reference else kernel_tree(task.files, task.editable, None,
+                                                                             scratch / "baseline-source")
+                flags += static_flags(task, tree, fp32_task, shipped)
             # Both runners build at once (nvcc takes seconds each); neither sees the other. With the
             # offset pass the candidate's runner builds the baseline first, and its own kernel after.
             with phases("runner start+build"), ThreadPoolExecutor(max_workers=len(runners)) as pool:
@@ -346,7 +363,11 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 for config in configs[split]:
                     try:
                         row = judge.config_result(baseline, candidate, config, measure)
-                        if row.correct and not launch_checked and device != "cpu" and language in ("cuda", "hip"):
+                        # With the device trace the runner leaves this check to the trace (every timed
+                        # call's kernels are read), and the call would be a correctness call no
+                        # baseline call mirrors (the X->X allowance is per config: Judge._read_trace).
+                        if row.correct and not launch_checked and device != "cpu" and language in ("cuda", "hip") \
+                                and trace_library is None:
                             launch_checked = True
                             args = judge.inputs(config, policy.WARMUP_SEED)
                             judge.call(candidate, args, judge.expected(args), launch_check=True)
@@ -423,8 +444,14 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 fh.write(json.dumps({"task": task.id, "phases_s": dict(phases.seconds),
                                      "process_offset": judge.offset_record if judge else {},
                                      "baseline_offset_ms": judge.baseline_offset_ms if judge else None}) + "\n")
+    # The correctness calls each runner's trace was left with (configs after the last timed one,
+    # where both runners went through the same calls), the candidate's against the baseline's
+    baseline_left = [call for r in started_runners if r.role == "baseline" for call in r.calls_left]
+    glue = None if task.baseline_is_reference else devtrace.Glue.of(baseline_left)
     for runner in started_runners:
         flags += runner.outside_findings
+        if runner.role == "candidate":
+            flags += devtrace.call_findings(runner.calls_left, glue)
     changed = [p for p, h in task_digest(folders).items() if digest_before.get(p) != h]
     changed += [p for p in digest_before if not Path(p).exists()]
     if changed:

@@ -201,18 +201,29 @@ class Rounds:
 
     def _read_trace(self, config: Config, baseline: RunnerClient, candidate: RunnerClient) -> None:
         """The device trace of this config's timed batches (devtrace.py), the candidate's read
-        against the baseline's. A trace the baseline's runner did not deliver either is this
-        machine's (a note), never the candidate's doing."""
+        against the baseline's, and of its correctness calls (each runner's trace kept them at its
+        first batch here: this config's, and those of an untimed config before it) against the
+        baseline's. A trace the baseline's runner did not deliver either is this machine's (a note),
+        never the candidate's doing; nothing is allowed then."""
         if candidate.trace is None or baseline.trace is None:
             return
+        base_calls, cand_calls = baseline.trace.take_kept(), candidate.trace.take_kept()
         base = [devtrace.segment(ops, n) for ops, n, _ in baseline.trace_batches]
         cand = [(devtrace.segment(ops, n), samples) for ops, n, samples in candidate.trace_batches]
         if not base or any(b.problems for b in base) or baseline.trace.problems:
             problems = [p for b in base for p in b.problems] + baseline.trace.problems
             self.row_notes.append("note: no device trace read on this config (the baseline's runner: "
                                   + ("; ".join(dict.fromkeys(problems))[:200] or "no batches") + ")")
+            self.flags += [f"{finding} ({config.name})" for finding in devtrace.call_findings(cand_calls)]
             return
-        found = devtrace.findings(cand, base, own_kernel_required=True)
+        # X->X: the PyTorch kernels the task's shipped code runs itself on this config, in the same
+        # kind of call (timed, correctness: the baseline's runner went through the very same calls)
+        glue = call_glue = None
+        if self.baseline_glue:
+            glue = devtrace.Glue.of([call for b in base for call in b.inside])
+            call_glue = devtrace.Glue.of(base_calls)
+        found = devtrace.findings(cand, base, own_kernel_required=True, glue=glue)
+        found += devtrace.call_findings(cand_calls, call_glue)
         trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: what each rule read
         if trace:
             with open(trace, "a") as fh:

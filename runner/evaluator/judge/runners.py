@@ -112,7 +112,8 @@ def _stop_tree(root: int, ended_before: frozenset = frozenset()) -> tuple[bool, 
 
 class RunnerClient:
     def __init__(self, isolation: Isolation, tree: Path, *, language: str, entry: str, symbol: str,
-                 device: str, role: str, flags=(), probe: dict | None = None, trace_library: Path | None = None):
+                 device: str, role: str, flags=(), probe: dict | None = None, trace_library: Path | None = None,
+                 report_ops: bool = False):
         self.role = role
         # setpriv mode: each role its own uid, so the judge can tell the candidate's processes apart
         self.uid = isolation.runner_uid(role) if isolation.mode == "setpriv" else None
@@ -130,11 +131,13 @@ class RunnerClient:
         argv = [sys.executable, "-m", "runner.evaluator.kernel_runner", "--fd", str(runner_end.fileno()),
                 "--tree", str(self.workdir / "kernel"), "--language", language, "--entry", entry,
                 "--symbol", symbol, "--device", device, "--role", role,
-                *[a for f in flags for a in ("--flag", f)], *probe_args, *isolation.runner_args()]
+                *[a for f in flags for a in ("--flag", f)], *(["--report-ops"] if report_ops else []),
+                *probe_args, *isolation.runner_args()]
         # The device trace (devtrace.py): the driver loads the judge's library into the runner at
         # CUDA's first initialisation, and it writes to a pipe whose reading end stays here.
         self.trace = devtrace.Reader() if trace_library is not None else None
         self.trace_batches: list[tuple[list, int, list]] = []    # (records, calls, samples) per timed batch
+        self.calls_left: list[list] = []     # correctness calls no timed config's reading took (evaluation.py)
         env = isolation.env(self.workdir)
         pass_fds = [runner_end.fileno()]
         if self.trace is not None:
@@ -316,7 +319,7 @@ class RunnerClient:
             self.trace.join()
             if self.role == "candidate":      # markers first: take_calls consumes what is left
                 self.outside_findings += self.trace.after_exit()
-                self.outside_findings += devtrace.call_findings(self.trace.take_calls())
+            self.calls_left = self.trace.take_calls()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -670,6 +671,7 @@ class _PythonChecker:
         self.custom_kernel, self.fp32_task, self.filename = custom_kernel, fp32_task, filename
         self.resolver = _Resolver(tree)
         self.found: dict[str, tuple[int, str]] = {}   # "kind: detail" -> (line, flag) of its first line
+        self.torch_sites: dict[str, set] = {}          # "torch_fallback: detail" -> its (line, column)s
         self.parent = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
         self.kernel_seen = False
         self.in_kernel: set[int] = set()               # @triton.jit bodies: device code, not host PyTorch
@@ -689,6 +691,8 @@ class _PythonChecker:
     def flag(self, kind: str, detail: str, node: ast.AST) -> None:
         key = f"{kind}: {detail}"
         line = getattr(node, "lineno", 0)
+        if kind == "torch_fallback":    # a call and its callee start at one place: one site
+            self.torch_sites.setdefault(key, set()).add((line, getattr(node, "col_offset", 0)))
         if key not in self.found or line < self.found[key][0]:
             self.found[key] = (line, f"{key} ({self.filename}:{line or '?'})")
 
@@ -825,16 +829,25 @@ def check_python(source: str, *, custom_kernel: bool = True, fp32_task: bool = F
     """Flags for one Python candidate file. `custom_kernel`: the category asks for a kernel, so
     PyTorch or NumPy computing the result is a fallback; `fp32_task`: no tensor of the task is
     half/bf16."""
+    return python_findings(source, custom_kernel=custom_kernel, fp32_task=fp32_task, filename=filename)[0]
+
+
+def python_findings(source: str, *, custom_kernel: bool = True, fp32_task: bool = False,
+                    filename: str = "kernel.py") -> tuple[list[str], Counter]:
+    """check_python's flags, and at how many places of the file each torch_fallback flag's
+    `kind: detail` is (what an X->X task's shipped file computes with PyTorch is allowed up to its
+    own count: judge/evaluation.py, static_flags)."""
     try:
         tree = ast.parse(source, filename=filename)
     except (SyntaxError, ValueError):
-        return []  # the import fails and the compile gate reports it
+        return [], Counter()  # the import fails and the compile gate reports it
     except RecursionError:
-        return [f"obfuscation: expressions nested too deeply to check ({filename})"]
+        return [f"obfuscation: expressions nested too deeply to check ({filename})"], Counter()
     try:
-        return _PythonChecker(tree, custom_kernel=custom_kernel, fp32_task=fp32_task, filename=filename).flags()
+        checker = _PythonChecker(tree, custom_kernel=custom_kernel, fp32_task=fp32_task, filename=filename)
     except RecursionError:
-        return [f"obfuscation: expressions nested too deeply to check ({filename})"]
+        return [f"obfuscation: expressions nested too deeply to check ({filename})"], Counter()
+    return checker.flags(), Counter({key: len(sites) for key, sites in checker.torch_sites.items()})
 
 
 # -- C / C++ (.cu, .hip) --------------------------------------------------------------------------
