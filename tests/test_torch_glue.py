@@ -163,3 +163,29 @@ def test_the_judge_allows_glue_by_the_task_s_category_alone(tmp_path):
         judge.torch_ops = {"baseline": {"aten.mul": [1, 2]}, "candidate": {"aten.mul": [1, 2]}}
         judge.torch_ops_findings(task.configs("seen")[0])
         assert (judge.flags == []) is allowed, (category, judge.flags)
+
+
+# Glue that follows the data (as an expert loop runs as many GEMMs as experts got tokens): one more
+# torch.mul on the judge's outlier inputs (x50 values) than on the standard ones.
+DATA_DEPENDENT = KERNEL + '''
+
+def forward(x, alpha):
+    factor = torch.mul(torch.ones(1, dtype=x.dtype, device=x.device), alpha)
+    for _ in range(int(x.abs().max() > 20.0)):
+        factor = torch.mul(factor, 1.0)
+    return launch(x, factor)
+'''
+
+
+def test_glue_that_follows_the_data_is_allowed_on_the_same_inputs(tmp_path):
+    """The shipped code's op count moves with its inputs: its noop is read against the baseline's
+    calls on the very inputs the candidate got (the baseline then goes through every stage), never
+    against the first stage's alone (a CPU noop of an expert loop read aten.mm x33, shipped x28)."""
+    from runner.tasks.task import load_task
+    task = _task(tmp_path, "triton2triton")
+    (task.root / "kernel.py").write_text(DATA_DEPENDENT)
+    task = load_task(task.root, tmp_path / "tasks")
+    assert _torch(_flags(task, tmp_path, None)) == []
+    # beyond the most the shipped code runs on any of the config's inputs (2): flagged
+    found = _torch(_flags(task, tmp_path, DATA_DEPENDENT.replace("range(int(x.abs().max() > 20.0))", "range(2)")))
+    assert any("aten.mul x3 on " in f for f in found), found
