@@ -244,12 +244,12 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             probe = None
             if offset_pass:      # the baseline's files, built there first (in both runners: settle)
                 probe = {"tree": scratch / "baseline", **_runner_spec(task, language, "baseline")}
-            # An X->X baseline whose shipped files call PyTorch is watched where a baseline is not
-            # (the CPU): its glue is what the candidate may compute. Glue the static checks cannot
-            # see goes unwatched there and is allowed nothing: stricter, never looser.
-            glue = role == "baseline" and not task.baseline_is_reference and bool(_static_findings(task, tree, False)[1])
+            # An X->X baseline is watched where a baseline is not (the CPU): its glue is what the
+            # candidate may compute. Every one: AKA's fused_moe_gptq_awq builds its routing where the
+            # static checks do not see a PyTorch call, and an unwatched baseline allows nothing.
             runner = RunnerClient(isolation, tree, device=device, role=role, probe=probe, trace_library=trace_library,
-                                  report_ops=glue, **_runner_spec(task, language, role))
+                                  report_ops=role == "baseline" and not task.baseline_is_reference,
+                                  **_runner_spec(task, language, role))
             runners.append(runner)
             started_runners.append(runner)
             return runner
