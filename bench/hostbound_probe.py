@@ -11,6 +11,7 @@ judge's, not a candidate's; the per-config figures (beside, clean room, the cand
 show by how much.
 
     python3 bench/hostbound_probe.py --out DIR [--tasks torch2cuda/grouped_gemm_moe ...] [--repeats 2]
+        [--taskset '' 0-7]     # also pinned to the GPU's NUMA-local CPUs (nvidia-smi topo -m)
 
 The probe task's shipped code has no Triton kernel, so `no_custom_kernel` and `no_kernel_launch`
 are expected on every evaluation; the question is the timing flags. Needs an NVIDIA GPU for
@@ -70,23 +71,27 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--eval-args", nargs="*", default=[])
+    parser.add_argument("--taskset", nargs="*", default=[""],
+                        help="CPU lists to pin each evaluation to (taskset -c), '' for none; each is run "
+                             "--repeats times (a host-bound baseline's time moved 70 %% between two "
+                             "processes of one evaluation on an H200: where the scheduler puts them?)")
     args = parser.parse_args(argv)
     out = args.out.resolve()
     root = out / "tasks"
     rows = []
     for task in args.tasks:
         probe = as_x_to_x(task, root)
-        for i in range(args.repeats):
-            folder = out / f"{probe.replace('/', '_')}-{i}"
+        for cpus, i in [(c, i) for c in args.taskset for i in range(args.repeats)]:
+            folder = out / f"{probe.replace('/', '_')}-{cpus.replace(',', '_') or 'any'}-{i}"
             folder.mkdir(parents=True, exist_ok=True)
             data = evaluate(probe, None, folder / "result.json", str(ROOT), extra=args.eval_args,
-                            tasks_root=root, device=args.device)
+                            tasks_root=root, device=args.device, prefix=("taskset", "-c", cpus) if cpus else ())
             configs = [{k: c.get(k) for k in ("config", "correct", "baseline_ms", "baseline_clean_ms",
                                               "baseline_offset_ms", "candidate_ms", "speedup", "baseline_cv")}
                        for c in data.get("configs", [])]
-            rows.append({"task": task, "probe": probe, "repeat": i, "wall_s": data.get("wall_s"),
+            rows.append({"task": task, "probe": probe, "taskset": cpus, "repeat": i, "wall_s": data.get("wall_s"),
                          "flags": data.get("flags"), "error": data.get("error"), "configs": configs})
-            print(f"{probe} #{i} {data.get('wall_s')}s error={(data.get('error') or '')[:200]}")
+            print(f"{probe} cpus={cpus or 'any'} #{i} {data.get('wall_s')}s error={(data.get('error') or '')[:200]}")
             for flag in data.get("flags") or []:
                 print(f"    {flag[:240]}")
             for c in configs:
