@@ -8,6 +8,8 @@
         every task of a named suite timed (oracle; noop on X->X), one line per evaluation appended
         to the ledger, and what the ledger holds skipped: a suite too long for one call is timed
         over several calls and sessions (issue 30's oracle and noop over the suite, trace on).
+        --shard K/N: every Nth task from the Kth; on a host of N GPUs one process per GPU
+        (CUDA_VISIBLE_DEVICES=K ... --shard K/N &), all appending to one ledger.
     python3 bench/judge_gpu.py overhead --out DIR --old OLD_PYTHONPATH [--tasks T ...]
         wall time of one evaluation of each solution with the evaluator of OLD_PYTHONPATH (the
         in-process harness) and with this one. --profile PY_SPY:RATE runs each under py-spy and
@@ -109,7 +111,8 @@ def fidelity(args) -> dict:
     done = ({(r["task"], r["agent"]) for r in map(json.loads, ledger.read_text().splitlines())}
             if ledger and ledger.is_file() else set())
     tasks = _suite_tasks([], False, ROOT / "tasks", args.suite) if args.suite else args.tasks
-    for task in tasks:
+    shard, shards = map(int, args.shard.split("/"))
+    for task in tasks[shard::shards]:
         runs = [("oracle", solution_of(task))] if "oracle" in args.agents else []
         if task.split("/")[0] in ("cuda2cuda", "triton2triton") and "noop" in args.agents:
             runs += [("noop", None)] * args.repeats
@@ -127,12 +130,16 @@ def fidelity(args) -> dict:
             _other_speedups(r, args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl")
             (args.out / "fidelity.partial.json").write_text(json.dumps(results, indent=1))
             if ledger:       # one line per evaluation, across calls and sessions: the next run skips it
-                with ledger.open("a") as fh:
-                    fh.write(json.dumps({"task": task, "agent": agent, "date": time.strftime("%Y-%m-%d"),
-                                         "flags": r["flags"], "error": r["error"], "timing_method": r["timing_method"],
-                                         "speedups": {c["config"]: c["speedup"] for c in r["rows"]},
-                                         "correct": sum(1 for c in r["rows"] if c["correct"]),
-                                         "configs": len(r["rows"])}) + "\n")
+                line = json.dumps({"task": task, "agent": agent, "date": time.strftime("%Y-%m-%d"),
+                                   "flags": r["flags"], "error": r["error"], "timing_method": r["timing_method"],
+                                   "speedups": {c["config"]: c["speedup"] for c in r["rows"]},
+                                   "correct": sum(1 for c in r["rows"] if c["correct"]),
+                                   "configs": len(r["rows"])}) + "\n"
+                fd = os.open(ledger, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                try:     # one write of an appending descriptor: shards writing at once never interleave a line
+                    os.write(fd, line.encode())
+                finally:
+                    os.close(fd)
             print(f"{task:32s} {agent:6s} {r['wall_s']:7.1f}s flags={r['flags']} err={(r['error'] or '')[:200]}")
             print(f"    phases {r['phases_s']}")
             print(f"    timing {r['timing_method']}; isolation {(r['environment'] or {}).get('runner_isolation')}")
@@ -732,6 +739,8 @@ def main(argv=None) -> int:
     parser.add_argument("--suite", default="", help="suite, fidelity: only the tasks of this named suite (task.toml `suites`)")
     parser.add_argument("--ledger", default="", help="fidelity: a JSON-lines file of finished evaluations, "
                         "appended to and skipped on the next run (a suite timed over several calls)")
+    parser.add_argument("--shard", default="0/1", help="fidelity: K/N, every Nth task from the Kth (one process per "
+                        "GPU of a several-GPU host, CUDA_VISIBLE_DEVICES apart, one ledger: a line is one write)")
     parser.add_argument("--agents", nargs="+", choices=("oracle", "noop"), default=["oracle", "noop"],
                         help="suite, fidelity: which submissions (an import ships no solution: noop alone)")
     args = parser.parse_args(argv)
