@@ -276,8 +276,7 @@ class Runner:
         runner on a 2-core machine) and its dispatch on every op of the baseline (issue 31). The
         baseline of an X->X task is watched there too (--report-ops): what its shipped code computes
         with PyTorch is what the candidate may compute (judge/correctness.py)."""
-        return self.language in ("triton", "python") and not (
-            self.device == "cpu" and self.args.role == "baseline" and not self.args.report_ops)
+        return self.language in ("triton", "python") and not _unwatched_baseline(self.args)
 
     def _output_problem(self, outs, args) -> str | None:
         import torch
@@ -676,6 +675,11 @@ def main(argv=None) -> int:
     os._exit(code)
 
 
+def _unwatched_baseline(args) -> bool:
+    """A baseline on the CPU whose ops the judge does not read (Runner.watches_ops)."""
+    return args.device == "cpu" and args.role == "baseline" and not args.report_ops
+
+
 def _preload(args) -> None:
     """Import now what the runner's own guards import at first use: torch._dynamo (entered under
     TorchOpWatch's dispatch mode) and, on a GPU, the profiler (StreamWatch, the launch check).
@@ -685,8 +689,7 @@ def _preload(args) -> None:
     torch.__getattr__; in torch 2.13's source, `hasattr(torch, "_inductor")`), now at the first
     build (_attach_profiler) (docs/benchmarks.md)."""
     import torch  # noqa: F401
-    if {args.language, args.probe_language} & {"triton", "python"} and not (
-            args.device == "cpu" and args.role == "baseline" and not args.report_ops):
+    if {args.language, args.probe_language} & {"triton", "python"} and not _unwatched_baseline(args):
         import torch._dynamo  # noqa: F401     (not where no watch will run: Runner.watches_ops)
     if args.device != "cpu":
         import torch.profiler  # noqa: F401

@@ -327,6 +327,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 evaluation.compile_log = "baseline only: no candidate was evaluated"
             else:
                 tree = kernel_tree(task.files, task.editable, candidate_dir, scratch / "candidate-source")
+                # a fresh copy from the task, not the baseline runner's tree (the candidate's runner
+                # reads that one for the offset pass): the allowance must come from files it never had
                 shipped = None if task.baseline_is_reference else kernel_tree(task.files, task.editable, None,
                                                                              scratch / "baseline-source")
                 flags += static_flags(task, tree, fp32_task, shipped)
