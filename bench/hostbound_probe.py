@@ -26,7 +26,10 @@ import argparse
 import json
 import shutil
 import sys
+import tomllib
 from pathlib import Path
+
+import tomli_w
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -50,17 +53,15 @@ def as_x_to_x(task: str, root: Path) -> str:
     shutil.copy(src / "configs.toml", dst / "configs.toml")
     shutil.copy(src / "hidden" / "configs.toml", dst / "hidden" / "configs.toml")
     (dst / "README.md").write_text(f"{task}'s PyTorch reference as an X->X task (bench/hostbound_probe.py).\n")
-    tolerance = ""
-    text = (src / "task.toml").read_text()
-    if "\n[tolerance]" in text:
-        block = text.split("\n[tolerance]", 1)[1].split("\n[", 1)[0]
-        tolerance = "\n[tolerance]" + block.rstrip("\n") + "\n"
-    (dst / "task.toml").write_text(
-        f'id = "triton2triton/{name}"\ncategory = "triton2triton"\nplatforms = ["cuda", "cpu"]\n'
-        f'description = "{task}\'s PyTorch reference as shipped code (bench/hostbound_probe.py)."\n\n'
-        '[workspace]\nfiles = ["kernel.py", "reference.py", "configs.toml", "README.md"]\neditable = ["kernel.py"]\n\n'
-        '[candidate]\nentry = "kernel.py"\nsymbol = "forward"\n\n[reference]\nmodule = "reference.py"\n\n'
-        '[configs]\nseen = "configs.toml"\nhidden = "hidden/configs.toml"\n' + tolerance)
+    shipped = tomllib.loads((src / "task.toml").read_text())
+    toml = {"id": f"triton2triton/{name}", "category": "triton2triton", "platforms": ["cuda", "cpu"],
+            "description": f"{task}'s PyTorch reference as shipped code (bench/hostbound_probe.py).",
+            "workspace": {"files": ["kernel.py", "reference.py", "configs.toml", "README.md"], "editable": ["kernel.py"]},
+            "candidate": {"entry": "kernel.py", "symbol": "forward"}, "reference": {"module": "reference.py"},
+            "configs": {"seen": "configs.toml", "hidden": "hidden/configs.toml"}}
+    if "tolerance" in shipped:
+        toml["tolerance"] = shipped["tolerance"]
+    (dst / "task.toml").write_text(tomli_w.dumps(toml))
     return f"triton2triton/{name}"
 
 
