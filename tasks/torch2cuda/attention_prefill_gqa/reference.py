@@ -6,8 +6,16 @@ The B sequences are packed along the token axis: sequence b is tokens cu_seqlens
 cu_seqlens[b+1] - 1 of q [total, Hq, D] and k, v [total, Hkv, D]. Query head h attends with KV head
 h // (Hq // Hkv), to the keys of its own sequence at or before its own position.
 """
+import inspect
+
 import torch
 import torch.nn.functional as F
+
+try:        # PyTorch's own varlen flash attention (torch >= 2.10): what a PyTorch user calls for this
+    from torch.nn.attention.varlen import varlen_attn
+    _VARLEN_ARGS = inspect.signature(varlen_attn).parameters
+except ImportError:
+    varlen_attn, _VARLEN_ARGS = None, {}
 
 
 def make_inputs(config: dict, generator: torch.Generator, device: str) -> list:
@@ -30,6 +38,18 @@ def make_inputs(config: dict, generator: torch.Generator, device: str) -> list:
 
 
 def reference(q, k, v, cu_seqlens, scale, B, Hq, Hkv, D, max_seqlen, total):
+    if q.is_cuda and torch.version.cuda and varlen_attn is not None:
+        # PyTorch eager on an NVIDIA GPU: one varlen flash kernel over the packed batch (float32
+        # softmax and accumulation), no host sync. The per-sequence loop below reads cu_seqlens
+        # back to the host and launches per sequence: a host-bound baseline whose time moved 50 %
+        # between timings on an H200 (results/gpu-2026-11-29.md).
+        if "enable_gqa" in _VARLEN_ARGS:
+            return varlen_attn(q, k, v, cu_seqlens, cu_seqlens, max_seqlen, max_seqlen, scale=scale,
+                               enable_gqa=True, window_size=(-1, 0))
+        # torch 2.10-2.12's varlen_attn has no enable_gqa: the flash kernel it calls takes grouped
+        # heads as they are (FlashAttention-2 reads KV head h // (Hq // Hkv)).
+        return torch.ops.aten._flash_attention_forward(q, k, v, cu_seqlens, cu_seqlens, max_seqlen, max_seqlen,
+                                                       0.0, True, return_debug_mask=False, scale=scale)[0]
     out = torch.empty_like(q)
     bounds = cu_seqlens.tolist()
     for b in range(B):
@@ -43,7 +63,7 @@ def reference(q, k, v, cu_seqlens, scale, B, Hq, Hkv, D, max_seqlen, total):
             visible = torch.ones((e - s, e - s), dtype=torch.bool, device=q.device).tril()
             ob = torch.softmax(scores.masked_fill(~visible, float("-inf")), dim=-1) @ vf
         else:
-            # PyTorch eager on a GPU: SDPA (a flash kernel, float32 softmax and accumulation).
+            # PyTorch eager on a GPU without varlen_attn (ROCm, older torch): SDPA per sequence.
             ob = F.scaled_dot_product_attention(qb, kb, vb, is_causal=True, scale=scale, enable_gqa=True)
         out[s:e] = ob[0].transpose(0, 1).to(torch.bfloat16)
     return out

@@ -23,6 +23,13 @@ def make_inputs(config: dict, generator: torch.Generator, device: str) -> list:
 
 
 def reference(x, w, offsets, T, E, n, k):
+    if x.is_cuda and torch.version.cuda and hasattr(torch, "_grouped_mm") and \
+            torch.cuda.get_device_capability(x.device)[0] >= 9 and n % 8 == 0 and k % 8 == 0:
+        # PyTorch eager on an NVIDIA Hopper or later: one grouped GEMM (torch._grouped_mm, what
+        # torchtitan's MoE calls; rows 16-byte aligned), no host sync. The per-expert loop below
+        # reads the offsets back to the host and launches per expert: a host-bound baseline whose
+        # time moved 84 % between timings on an H200 (results/gpu-2026-11-29.md).
+        return torch._grouped_mm(x, w.transpose(-2, -1), offs=offsets[1:].to(torch.int32), out_dtype=torch.bfloat16)
     # PyTorch eager: one GEMM per expert (bfloat16 on a GPU; float32 arithmetic on the CPU, where
     # bfloat16 matmuls are emulated), each rounded to bfloat16.
     out = torch.empty((T, n), dtype=torch.bfloat16, device=x.device)
