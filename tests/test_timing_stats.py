@@ -3,6 +3,8 @@ kernel's calls landing in a few levels, a candidate fast in a few rounds only.""
 import random
 import statistics
 
+import pytest
+
 from runner.evaluator.timing import paired, speedup_interval, stats
 
 TICK_MS = 0.000032           # an H100's event clock: 32 ns
@@ -207,3 +209,47 @@ def test_steps_skipped_is_read_against_the_harness_floor_not_a_many_launch_basel
     # the floor only lowers the bar: a baseline whose own batches read below it still sets it
     low = Rounds._bound(judge, {**walls, "baseline": batches(1.0, 2.31)}, base, cand, floor=1.55)
     assert abs(low["short_ms"] - (1.72 - 1.0)) < 1e-9
+
+
+class _Event:
+    """A CUDA event stand-in: query() answers from a script (True: the stream ran past it)."""
+    def __init__(self, answers):
+        self.answers = list(answers)
+
+    def record(self):
+        pass
+
+    def query(self):
+        return self.answers.pop(0)
+
+    def synchronize(self):
+        pass
+
+
+@pytest.mark.parametrize("answers,looked_ms,outcome", [
+    ([False], [0.3], None),                          # held: the gate works
+    ([True], [0.3], "did not hold"),                 # ran past it though the host looked in time
+    ([True, False], [4.0, 0.3], None),               # the host stalled through the first try: tried again
+    ([True] * 5, [4.0] * 5, "could not be seen"),    # stalled through every try: no gate, said why
+])
+def test_the_launch_gates_self_test_tells_a_stalled_host_from_a_gate_that_does_not_hold(monkeypatch, answers, looked_ms, outcome):
+    """The self-test looks 1 ms after closing the gate; a host stalled past the gate's give-up
+    before it looked (the other runner building beside it) sees the gate run out, and one try
+    called the gate broken then (a suspected cause, not a recorded one, of a baseline's runner that
+    lost its gate and its device trace on an H200)."""
+    from types import SimpleNamespace
+    from runner.evaluator import launch_gate
+    clock = []
+    for ms in looked_ms:
+        clock += [0.0, ms / 1000.0]
+    monkeypatch.setattr(launch_gate, "time", SimpleNamespace(perf_counter=lambda: clock.pop(0), sleep=lambda s: None))
+    launches = []
+    monkeypatch.setattr(launch_gate, "gauntlet_launch_gate", {(1,): lambda *a: launches.append(a)})
+    gate = object.__new__(launch_gate.LaunchGate)
+    gate.host, gate.flag, gate.limit, gate.waits, gate.gave_up = [0], None, 1000, True, None
+    if outcome is None:
+        gate._check_hold(_Event(answers))
+    else:
+        with pytest.raises(RuntimeError, match=outcome):
+            gate._check_hold(_Event(answers))
+    assert len(launches) == len(answers) and gate.host == [1]      # every try opened the gate again

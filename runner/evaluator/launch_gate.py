@@ -26,6 +26,7 @@ import triton
 import triton.language as tl
 
 GIVE_UP_MS = 5.0
+SELF_TEST_TRIES = 5
 
 
 # Named for the device trace (devtrace.py), which brackets each timed call between this kernel and
@@ -110,13 +111,36 @@ class LaunchGate:
         end.synchronize()
         per_ms = probe / max(start.elapsed_time(end), 1e-3)
         self.limit = max(1000, int(GIVE_UP_MS * per_ms))
-        # held until opened: 1 ms after the gate closed (its give-up is ~5 ms) the stream is still held
+        self._check_hold(end)
+        self.gave_up.zero_()
+
+    def _check_hold(self, end) -> None:
+        """Held until opened: 1 ms after the gate closed (its give-up is ~5 ms) the stream is still
+        held. A try the host stalled through says nothing, and another is made."""
+        for _ in range(SELF_TEST_TRIES):
+            held = self._holds(end)
+            if held is not None:
+                break
+        if not held:
+            raise RuntimeError("the launch gate did not hold the stream" if held is False else
+                               f"the launch gate's hold could not be seen: the host stalled past half its "
+                               f"give-up in each of {SELF_TEST_TRIES} tries")
+
+    def _holds(self, end) -> bool | None:
+        """One try of the hold: True when the stream was still held 1 ms after the gate closed,
+        False when it was not though the host looked in time, None when the host itself stalled past
+        half the give-up before it looked (the other runner building beside it, a loaded machine).
+        Why: an H200 lost a baseline's gate, and with it the baseline's device trace, on one task;
+        its error was not recorded, and a stalled host is the one cause the old test could not
+        tell from a broken gate (results/gpu-2026-11-29b.md)."""
+        started = time.perf_counter()
         self.close_and_launch()
         end.record()
         time.sleep(0.001)
-        held = not end.query()
+        done = end.query()
+        looked_ms = (time.perf_counter() - started) * 1000.0
         self.open()
         end.synchronize()
-        if not held:
-            raise RuntimeError("the launch gate did not hold the stream")
-        self.gave_up.zero_()
+        if not done:
+            return True
+        return None if looked_ms > GIVE_UP_MS / 2 else False

@@ -104,6 +104,42 @@ def test_the_interference_rule(beside, clean, kind, expected):
         assert finding.startswith(expected)
 
 
+def _rounds(figure: float, spread: float, n: int = 20) -> list[float]:
+    """n round figures about `figure`, spread evenly by +-spread (a share of it)."""
+    return [figure * (1 + spread * (2 * i / (n - 1) - 1)) for i in range(n)]
+
+
+@pytest.mark.parametrize("spread,slowed,expected", [
+    (0.01, 1.10, True),     # one-kernel baselines (rounds within 1 %): 10 % slower is a flag
+    (0.01, 1.04, False),    # ... 4 % is within the slack
+    (0.60, 1.23, False),    # a host-bound baseline whose rounds spread +-60 %: 23 % is its noise
+    (0.60, 3.00, True),     # ... three times slower is not
+])
+def test_the_interference_rule_reads_the_figures_uncertainty(spread, slowed, expected):
+    """The two figures are medians of round figures: their difference is read against its own
+    standard error (policy.CLEAN_ROOM_Z of them), so a baseline whose calls spread widely on their
+    own (a PyTorch loop that syncs with the host) is not flagged for its noise, and a tight one is
+    flagged as before."""
+    clean = _rounds(1.0, spread, policy.CLEAN_ROOM_ROUNDS)
+    finding = runners.interference(slowed, 1.0, "gpu", clean, 20)
+    assert bool(finding) is expected, finding
+    # without rounds (one clean batch, the CPU's rounds of one call): the slack alone
+    assert runners.interference(slowed, 1.0, "gpu", clean[:1], 20) == runners.interference(slowed, 1.0, "gpu")
+
+
+def test_the_allowance_is_read_from_the_clean_room_alone():
+    """A candidate that slows most of the baseline's rounds beside it, each by a different amount,
+    moves their median and widens their spread; the spread it made buys it no room, since the
+    allowance comes from the clean room's rounds, timed once its processes are gone."""
+    import random
+    import statistics
+    rng = random.Random(7)
+    clean = _rounds(1.0, 0.01, policy.CLEAN_ROOM_ROUNDS)
+    beside = [1.0 + rng.uniform(0.0, 0.3) for _ in range(20)]
+    assert statistics.median(beside) > 1.1
+    assert runners.interference(statistics.median(beside), 1.0, "gpu", clean, len(beside))
+
+
 @pytest.mark.parametrize("base_ms,cand_over_ms,skipped", [
     (19.0, 0.15, False),    # honest beside a 19 ms naive baseline: -0.85 ms is within 10 % of it
     (1.0, 0.15, True),      # the same shortfall beside a 1 ms baseline: steps were skipped
@@ -142,3 +178,38 @@ def test_steps_skipped_is_said_only_below_every_baseline_batch(cand_over_ms, ski
     bound = config_judge.Judge._bound(SimpleNamespace(kind="gpu"), walls, base, cand)
     assert bound["excess_ms"] == pytest.approx(cand_over_ms - 1.8)     # the median's figure, as before
     assert (bound["short_ms"] < -bound["low_limit_ms"]) is skipped
+
+
+def test_the_harness_floor_is_measured_only_where_steps_skipped_would_be_said(native_task, tmp_path, monkeypatch):
+    """The floor (calls that launch nothing, in the baseline's runner) can only lower the figure a
+    candidate's unexplained time is compared with, so it is measured only on a config where the
+    baseline's own batches would say "steps skipped"; there the real runners' empty batch gives a
+    figure, and the verdict reads the bound made with it."""
+    from runner.evaluator.judge.evaluation import evaluate
+    floors, bounds = [], []
+    real_floor, real_bound = config_judge.Judge._harness_floor, config_judge.Judge._bound
+
+    def floor(self, *args, **kwargs):
+        floors.append(real_floor(self, *args, **kwargs))
+        return floors[-1]
+
+    def bound(self, walls, base, cand, floor=None):
+        found = real_bound(self, walls, base, cand, floor)
+        if floor is None and len(bounds) == 0:      # the first config reads as if steps were skipped
+            found = {**found, "short_ms": -1e6}
+        bounds.append((floor, found["short_ms"]))
+        return found
+    monkeypatch.setattr(config_judge.Judge, "_harness_floor", floor)
+    monkeypatch.setattr(config_judge.Judge, "_bound", bound)
+    candidate = tmp_path / "honest"
+    candidate.mkdir()
+    (candidate / "kernel.c").write_text("#include <stdint.h>\nint launch(const float* x, int64_t n, float a, "
+                                        "float* y, void* stream) {\n" + HONEST + "\n}\n")
+    seen = native_task.configs("seen")[0]
+    drawn = [dataclasses.replace(seen, name="drawn-0", split="drawn")]
+    ev = evaluate(native_task, candidate, "cpu", splits=("seen", "drawn"), drawn=drawn, language="c")
+    assert ev.compiled and all(c.correct for c in ev.configs), [(c.config, c.error) for c in ev.configs]
+    assert len(bounds) == 3 and len(floors) == 1 and floors[0] >= 0.0, floors           # measured once: the one config that asked
+    assert bounds[1][0] == floors[0] and bounds[1][1] > -1e6        # ... and its bound was made again with it
+    assert bounds[2][0] is None                                     # the other config: no floor
+    assert not any("steps skipped" in f for c in ev.configs for f in c.flags)

@@ -54,6 +54,7 @@ class Judge(Correctness, Rounds):
         self.watched: set[tuple[str, str]] | None = None    # (split, name) of the watched configs; None: all
         # how each runner's clock kept launches out of its samples; timed calls whose launch gate ran out
         self.launch_covers: dict[str, set[str]] = {"baseline": set(), "candidate": set()}
+        self.gate_errors: set[str] = set()     # why the baseline's runner had no launch gate (the spin pad then)
         self.gate_gave_up: dict[str, int] = {"baseline": 0, "candidate": 0}
         self.rng = random.SystemRandom()    # what is checked, and the seeds of timed inputs: nothing a runner can seed
         self.timing_setup: dict[tuple[str, str], dict] = {}    # per timed config: how the baseline was timed

@@ -424,8 +424,9 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             if covers:
                 evaluation.timing_method += f"; launches covered by {' / '.join(sorted(covers))}"
             if judge.launch_covers["baseline"] != judge.launch_covers["candidate"]:
+                why = f"; the baseline's runner had no gate: {'; '.join(sorted(judge.gate_errors))}" if judge.gate_errors else ""
                 flags.append("note: the two runners' clocks covered launches differently "
-                             f"({', '.join(sorted(covers))}): their times are less comparable")
+                             f"({', '.join(sorted(covers))}): their times are less comparable{why}")
             for role, count in judge.gate_gave_up.items():
                 if count:
                     flags.append(f"note: the launch gate ran out on, or was told not to wait for, {count} timed "

@@ -18,6 +18,14 @@ WATCHED_CONFIGS = 2
 # are not meaningful and a shared machine's load varies, it is a note with a wide margin.
 CLEAN_ROOM_CONFIGS = 2
 CLEAN_ROOM_SLACK = {"gpu": (0.05, 0.002), "cpu": (0.5, 1.0)}     # (REL, ABS ms)
+# ... plus CLEAN_ROOM_Z standard errors of the difference of the two figures, each a median of
+# round figures, the rounds' spread read from the clean room's own (CLEAN_ROOM_ROUNDS on a GPU,
+# each at a new placement, of a quarter of a timed round's calls; runners.interference):
+# a baseline that syncs with the host and launches per group spreads widely call to call (cv
+# 0.3-1.5 on an H200), and the noop of such a baseline's own code read its clean room 16 % slower
+# on one config and 48-70 % faster on two others (results/gpu-2026-11-29b.md). One-kernel baselines'
+# rounds agree to ~1 %: for them the slack is REL + ABS as before.
+CLEAN_ROOM_ROUNDS, CLEAN_ROOM_Z = 8, 3.0
 # Off on the CPU: there it could only add a note (no GPU work outlives a stopped process, and times
 # are not meaningful), for two more baseline calls (seconds each in the Triton interpreter: 15 s
 # of a softmax evaluation's 264 s at load 12, issue 31). `clean_room=True` turns it on there.

@@ -96,13 +96,17 @@ class Rounds:
             # every later launch in its process, so it must be the same in both (its findings
             # count against the candidate only).
             watch = not probe and (self.watched is None or (config.split, config.name) in self.watched)
-            with self.phases("timing: warm-up" + (" (watched)" if watch else "")):
-                warm = self._batch(runner, timing.WARMUP_CALLS, common, keep=False, watch=watch,
-                                   evidence=name == "candidate" and not probe)
-            unheld[name] = timing.gate_wait(warm.get("gate_gave_up"), timing.WARMUP_CALLS)
-            host += warm["host_ms"]
-            with self.phases("timing: estimate"):
-                estimate[name] = max(self._batch(runner, 3, {**common, **unheld.get(name, {})}, keep=False)["samples"])
+            # The baseline's warm-up decides its launch pad, whether its gate waits, and its
+            # estimate: the candidate is stopped as for the baseline's timed batches (a candidate
+            # loading the host could otherwise make the baseline's launches run the gate out).
+            with self._stopped(runners["candidate"] if name == "baseline" and not probe else None):
+                with self.phases("timing: warm-up" + (" (watched)" if watch else "")):
+                    warm = self._batch(runner, timing.WARMUP_CALLS, common, keep=False, watch=watch,
+                                       evidence=name == "candidate" and not probe)
+                unheld[name] = timing.gate_wait(warm.get("gate_gave_up"), timing.WARMUP_CALLS)
+                host += warm["host_ms"]
+                with self.phases("timing: estimate"):
+                    estimate[name] = max(self._batch(runner, 3, {**common, **unheld.get(name, {})}, keep=False)["samples"])
         with self.phases("timing: spin rate"):
             pad = timing.launch_pad_ms(host) if self.device != "cpu" else None
             if pad is not None:
@@ -157,23 +161,31 @@ class Rounds:
             round_index += 1
             if round_index == rounds:     # a config whose rounds spread widely (the CPU: a cheap one): more of them
                 rounds += timing.more_rounds(by_round["baseline"], by_round["candidate"], planned)
-        floor = None
-        if not probe:
-            with self.phases("timing: harness floor"):
-                floor = self._harness_floor(baseline, candidate, min(per_round, capacity, policy.FLOOR_CALLS),
-                                            {**common, "pad_ms": pad, **unheld.get("candidate", {})})
         timed = {name: timing.stats([x for r in by_round[name] for x in r], 0, gaps[name], by_round[name])
                  for name in runners}
         timed["candidate"] = timing.paired(timed["baseline"], timed["candidate"])
+        floor = None
+        bound = self._bound(walls, timed["baseline"], timed["candidate"])
+        if not probe and bound["short_ms"] < -bound["low_limit_ms"]:
+            # "steps skipped" would be said against the baseline's own batches: read it against the
+            # harness floor as well (measured only here: 100 calls a config is ~0.15 s, and it can
+            # only lower the figure a candidate is compared with)
+            with self.phases("timing: harness floor"):
+                floor = self._harness_floor(baseline, candidate, min(per_round, capacity, policy.FLOOR_CALLS),
+                                            {**common, "pad_ms": pad, **unheld.get("candidate", {})})
+            bound = self._bound(walls, timed["baseline"], timed["candidate"], floor)
         if not probe:
             self.timing_setup[(config.split, config.name)] = {
                 "common": {**common, "pad_ms": pad, **unheld.get("baseline", {})}, "graph": graph, "capacity": capacity, "arena": layout is not None,
-                "batches": rounds if cpu else 1,
-                "n": 1 if cpu else timing.reps_per_round(estimate["baseline"], timing.ROUNDS)}
+                "batches": rounds if cpu else policy.CLEAN_ROOM_ROUNDS, "rounds": len(timed["baseline"].round_ms),
+                # the clean room's rounds hold a quarter of a timed round's calls each (8 of them: two
+                # rounds' worth), at least a round's figure's worth (timing.MIN_ROUND_SAMPLES)
+                "n": 1 if cpu else max(timing.MIN_ROUND_SAMPLES,
+                                       -(-timing.reps_per_round(estimate["baseline"], timing.ROUNDS) // 4))}
         trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: every batch, for the record
         if trace:
             with open(trace, "a") as fh:
-                fh.write(json.dumps({"config": config.name, "probe": probe, "walls": walls, "first": orders, "pad_ms": pad,
+                fh.write(json.dumps({"config": config.name, "probe": probe, "walls": walls, "first": orders, "pad_ms": pad, "floor_ms": floor,
                                                    "cycles_per_ms": common.get("cycles_per_ms"),
                                                    "time_ms": {k: v.time_ms for k, v in timed.items()},
                                                    "gap_ms": {k: v.gap_ms for k, v in timed.items()}, "rounds": rounds, "planned": planned,
@@ -182,7 +194,7 @@ class Rounds:
                                                    "round_samples": by_round if os.environ.get("GAUNTLET_JUDGE_TRACE_SAMPLES") else None}) + "\n")
         if not probe:
             self._read_trace(config, baseline, candidate)
-        return timed["baseline"], timed["candidate"], self._bound(walls, timed["baseline"], timed["candidate"], floor)
+        return timed["baseline"], timed["candidate"], bound
 
     def _harness_floor(self, baseline: RunnerClient, candidate: RunnerClient, n: int, common: dict) -> float:
         """Per call, the judge's wall time that the samples do not explain for a call that launches
@@ -315,6 +327,8 @@ class Rounds:
                 raise RunnerFailed(f"malformed timing reply ({key})")
         if reply.get("launch_cover") in timing.LAUNCH_COVER_KINDS:     # any other word is not written into the verdict
             self.launch_covers[runner.role].add(reply["launch_cover"])
+        if runner.role == "baseline" and isinstance(reply.get("gate_error"), str):   # trusted code's word only
+            self.gate_errors.add(reply["gate_error"][:200])
         gave_up = reply.get("gate_gave_up")
         if type(gave_up) is int and 0 < gave_up <= n:
             self.gate_gave_up[runner.role] += gave_up
@@ -392,17 +406,21 @@ class Rounds:
             if self.kind != "cpu":          # the CPU: no warm-up (timing.CPU_REPS)
                 self._batch(baseline, timing.WARMUP_CALLS, {**common, **placement_for(layout, self.rng)},
                             keep=False, evidence=False)
-            samples = []
+            by_round = []       # rounds as beside the candidate: each at a new placement, the same figure
             for _ in range(setup["batches"]):
+                by_round.append([])
+                placement = placement_for(layout, self.rng)
                 left = setup["n"]
                 while left:
                     n = min(left, setup["capacity"])
                     left -= n
-                    samples += self._batch(baseline, n, {**common, **placement_for(layout, self.rng)}, keep=False,
-                                           evidence=False)["samples"]
+                    by_round[-1] += self._batch(baseline, n, {**common, **placement}, keep=False,
+                                                evidence=False)["samples"]
                     baseline.request({"op": "release"})
-            row.baseline_clean_ms = timing.trimmed_mean(samples) if self.device != "cpu" else statistics.median(samples)
-            finding = interference(row.baseline_ms - (row.baseline_offset_ms or 0.0), row.baseline_clean_ms, self.kind)
+            clean = timing.stats([x for r in by_round for x in r], rounds=by_round)
+            row.baseline_clean_ms = clean.time_ms
+            finding = interference(row.baseline_ms - (row.baseline_offset_ms or 0.0), row.baseline_clean_ms, self.kind,
+                                   clean.round_ms, setup["rounds"])
             if finding:
                 self.flags.append(f"{finding} ({row.config})")
 

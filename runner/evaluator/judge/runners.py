@@ -2,6 +2,7 @@
 and replies (protocol.py), its death. The judge never loads what the runner holds."""
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import signal
@@ -15,7 +16,7 @@ from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from runner.evaluator import arena, devtrace, protocol
+from runner.evaluator import arena, devtrace, protocol, timing
 from runner.evaluator.isolation import Isolation, prepare_workdir
 from runner.evaluator.judge import policy
 from runner.evaluator.judge.procwatch import ProcessWatch
@@ -323,16 +324,25 @@ class RunnerClient:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def interference(beside_ms: float, clean_ms: float, kind: str) -> str | None:
+def interference(beside_ms: float, clean_ms: float, kind: str, clean_rounds=(), beside_rounds: int = 0) -> str | None:
     """The finding when the baseline ran slower beside the candidate than in the clean room by more
-    than policy.CLEAN_ROOM_SLACK: a flag on a GPU, a note on the CPU (times not meaningful there)."""
+    than policy.CLEAN_ROOM_SLACK and than the two figures' own uncertainty: a flag on a GPU, a note
+    on the CPU (times not meaningful there). Each figure is the median of its round figures; how
+    widely one round's figure spreads is read from the clean room's rounds alone (the candidate's
+    processes are gone by then: it cannot widen them to buy itself room), and the difference of the
+    two medians gets CLEAN_ROOM_Z standard errors of that spread."""
     rel, abs_ms = policy.CLEAN_ROOM_SLACK[kind]
-    if not beside_ms > clean_ms * (1 + rel) + abs_ms:
+    noise = 0.0
+    if len(clean_rounds) > 1 and beside_rounds:
+        noise = policy.CLEAN_ROOM_Z * timing.median_standard_error(list(clean_rounds)) \
+            * math.sqrt(1 + len(clean_rounds) / beside_rounds)
+    if not beside_ms > clean_ms * (1 + rel) + abs_ms + noise:
         return None
     word = "note: baseline_interference" if kind == "cpu" else "baseline_interference"
+    spread = f" (the two figures' uncertainty: {noise:.3g} ms)" if noise >= 0.0005 else ""
     return (f"{word}: the baseline took {beside_ms:.4g} ms per call beside the candidate and "
-            f"{clean_ms:.4g} ms once the candidate's processes were gone: work the candidate left "
-            "running slowed the baseline")
+            f"{clean_ms:.4g} ms once the candidate's processes were gone{spread}: work the candidate "
+            "left running slowed the baseline")
 
 
 def placement_for(layout: "arena.Layout | None", rng) -> dict:
