@@ -11,6 +11,7 @@ judge's, not a candidate's; the per-config figures (beside, clean room, the cand
 show by how much.
 
     python3 bench/hostbound_probe.py --out DIR [--tasks torch2cuda/grouped_gemm_moe ...] [--repeats 2]
+        [--references DIR]     # DIR/TASK/reference.py instead (the loops, now that both tasks have one-kernel references)
         [--taskset '' 0-7]     # also pinned to the GPU's NUMA-local CPUs (nvidia-smi topo -m)
 
 The probe task's shipped code has no Triton kernel, so `no_custom_kernel` and `no_kernel_launch`
@@ -38,16 +39,18 @@ from judge_gpu import evaluate  # noqa: E402
 TASKS = ("torch2cuda/grouped_gemm_moe", "torch2cuda/attention_prefill_gqa")
 
 
-def as_x_to_x(task: str, root: Path) -> str:
+def as_x_to_x(task: str, root: Path, references: Path | None = None) -> str:
     """A triton2triton task under `root` whose shipped kernel.py is `task`'s reference (forward =
-    reference), with the same configs and tolerance: its noop runs the baseline's own code."""
+    reference), with the same configs and tolerance: its noop runs the baseline's own code.
+    `references`: a folder holding TASK/reference.py to use instead (the loops the two tasks had
+    before their one-kernel references: `git show c07dbfa^1:tasks/TASK/reference.py`)."""
     src = ROOT / "tasks" / task
     name = task.split("/")[1] + "_loop"
     dst = root / "triton2triton" / name
     if dst.exists():
         shutil.rmtree(dst)
     (dst / "hidden").mkdir(parents=True)
-    reference = (src / "reference.py").read_text()
+    reference = ((references or ROOT / "tasks") / task / "reference.py").read_text()
     (dst / "reference.py").write_text(reference)
     (dst / "kernel.py").write_text(reference + "\n\nforward = reference\n")
     shutil.copy(src / "configs.toml", dst / "configs.toml")
@@ -71,6 +74,8 @@ def main(argv=None) -> int:
     parser.add_argument("--tasks", nargs="*", default=list(TASKS))
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--device", default="cuda")
+    parser.add_argument("--references", type=Path, default=None,
+                        help="a folder of TASK/reference.py to probe instead of the tasks' own")
     parser.add_argument("--eval-args", nargs="*", default=[])
     parser.add_argument("--taskset", nargs="*", default=[""],
                         help="CPU lists to pin each evaluation to (taskset -c), '' for none; each is run "
@@ -81,7 +86,7 @@ def main(argv=None) -> int:
     root = out / "tasks"
     rows = []
     for task in args.tasks:
-        probe = as_x_to_x(task, root)
+        probe = as_x_to_x(task, root, args.references)
         for cpus, i in [(c, i) for c in args.taskset for i in range(args.repeats)]:
             folder = out / f"{probe.replace('/', '_')}-{cpus.replace(',', '_') or 'any'}-{i}"
             folder.mkdir(parents=True, exist_ok=True)

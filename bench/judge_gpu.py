@@ -5,6 +5,7 @@
         against itself, two runner processes) through `python -m runner.evaluator`; per config the
         times, the judge's time-bound figures and the flags; noop repeated N times (self-speedup).
     python3 bench/judge_gpu.py fidelity --out DIR --suite headline --ledger results/.../timed.jsonl
+    python3 bench/judge_gpu.py fidelity --out DIR --tasks-root .aka/tasks --agents noop --ledger L   # an import, timed
         every task of a named suite timed (oracle; noop on X->X), one line per evaluation appended
         to the ledger, and what the ledger holds skipped: a suite too long for one call is timed
         over several calls and sessions (issue 30's oracle and noop over the suite, trace on).
@@ -110,17 +111,20 @@ def fidelity(args) -> dict:
     ledger = Path(args.ledger) if args.ledger else None
     done = ({(r["task"], r["agent"]) for r in map(json.loads, ledger.read_text().splitlines())}
             if ledger and ledger.is_file() else set())
-    tasks = _suite_tasks([], False, ROOT / "tasks", args.suite) if args.suite else args.tasks
+    root = (args.tasks_root or ROOT / "tasks").resolve()     # each evaluation runs from its output folder
+    # a named suite, the tasks named, every task of another root (an import), or the default few
+    tasks = (_suite_tasks([], False, root, args.suite) if args.suite else args.tasks
+             or (_suite_tasks([], False, root) if args.tasks_root else list(CUDA_TASKS)))
     shard, shards = map(int, args.shard.split("/"))
     for task in tasks[shard::shards]:
-        runs = [("oracle", solution_of(task))] if "oracle" in args.agents else []
+        runs = [("oracle", solution_of(task, root))] if "oracle" in args.agents else []
         if task.split("/")[0] in ("cuda2cuda", "triton2triton") and "noop" in args.agents:
             runs += [("noop", None)] * args.repeats
         for i, (agent, cand) in enumerate(runs):
             if (task, agent) in done:
                 continue
             data = evaluate(task, cand, args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.json",
-                            args.code or str(ROOT), extra=args.eval_args)
+                            args.code or str(ROOT), extra=args.eval_args, tasks_root=root)
             results.append({"task": task, "agent": agent, "wall_s": data["wall_s"], "flags": data.get("flags"),
                             "notes": data.get("notes"), "error": data.get("error"), "rows": rows(data),
                             "environment": data.get("environment"), "timing_method": data.get("timing_method")})
@@ -310,7 +314,7 @@ def _suite_one(task: str, agent: str, out: Path, slot: int, device: str, tasks_r
 def suite(args) -> dict:
     import concurrent.futures as cf
     tasks_root = (args.tasks_root or ROOT / "tasks").resolve()
-    tasks = _suite_tasks(args.tasks if args.tasks != list(CUDA_TASKS) else [], args.hip_on_cuda, tasks_root, args.suite)
+    tasks = _suite_tasks(args.tasks, args.hip_on_cuda, tasks_root, args.suite)
     log = args.out / "suite.jsonl"
     done = {(r["task"], r["agent"]) for r in map(json.loads, log.read_text().splitlines())} if log.is_file() else set()
     todo = [(t, a) for t in tasks for a in args.agents if (t, a) not in done]
@@ -722,7 +726,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("mode", choices=("fidelity", "overhead", "redteam", "ncu", "suite"))
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--tasks", nargs="*", default=list(CUDA_TASKS))
+    parser.add_argument("--tasks", nargs="*", default=[])
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--old", default="")
     parser.add_argument("--calls", type=int, default=30)
@@ -735,7 +739,7 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=8, help="suite: evaluations at once")
     parser.add_argument("--device", default="cuda", help="suite, overhead: cpu for a dry run of the bench itself")
     parser.add_argument("--hip-on-cuda", action="store_true", help="suite: the HIP tasks too, through nvcc")
-    parser.add_argument("--tasks-root", type=Path, default=None, help="suite: another task folder (an import)")
+    parser.add_argument("--tasks-root", type=Path, default=None, help="suite, fidelity: another task folder (an import)")
     parser.add_argument("--suite", default="", help="suite, fidelity: only the tasks of this named suite (task.toml `suites`)")
     parser.add_argument("--ledger", default="", help="fidelity: a JSON-lines file of finished evaluations, "
                         "appended to and skipped on the next run (a suite timed over several calls)")
@@ -749,6 +753,8 @@ def main(argv=None) -> int:
         args.old = str(Path(args.old).resolve())
     if args.code:
         args.code = str(Path(args.code).resolve())
+    if not args.tasks and args.mode not in ("fidelity", "suite"):    # those two choose their own (above)
+        args.tasks = list(CUDA_TASKS)
     args.out.mkdir(parents=True, exist_ok=True)
     result = {"fidelity": fidelity, "overhead": overhead, "redteam": redteam, "ncu": ncu, "suite": suite}[args.mode](args)
     (args.out / f"{args.mode}.json").write_text(json.dumps(result, indent=1))
