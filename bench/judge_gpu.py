@@ -18,7 +18,8 @@
     python3 bench/judge_gpu.py redteam --out DIR
         GPU-only cheats through the judge: side streams (getattr, the driver's entry point), a
         forged event timer, a skipped L2 flush, an empty CUDA graph, work left to a thread, GPU
-        work a process of the candidate's queues against the baseline (baseline_hog); issue 30's
+        work a process of the candidate's queues against the baseline (baseline_hog), the host
+        loaded while the baseline warms up (host_load: read its x= against honest's); issue 30's
         reaches into the runner's process (findings_cleared, refill_wrapped,
         side_stream_when_unwatched, dispatch_mode_pushed), for the device trace (on by default on
         CUDA; GAUNTLET_DEVICE_TRACE=0 runs them without it: runner/evaluator/devtrace.py).
@@ -417,6 +418,23 @@ def {sym}(*args):
     threading.Thread(target=later).start()
     return out
 ''',
+    # Busy processes (four per CPU) started at import, which run whenever the candidate is not
+    # stopped: before the fix of session 8 that was the baseline's warm-up, which decides whether
+    # the baseline's launch gate waits (a warm-up whose launches the load held past the gate's
+    # 5 ms give-up would have the baseline timed with its host launches in its samples: a slower
+    # baseline, a higher speedup). The judge now stops the candidate there as while the baseline
+    # is timed: the speedup must read as the honest run's.
+    "host_load": '''
+import os
+for _ in range(4 * (os.cpu_count() or 4)):
+    if getattr(os, "fo" + "rk")() == 0:       # past the static checks: the timing is the question
+        while True:
+            pass
+
+
+def {sym}(*args):
+    return _honest(*args)
+''',
     # A process of its own (its own CUDA context) that queues ~0.3 s of spinning GPU work each time
     # the candidate's timed batch ends; SIGSTOP halts the process, not the work, which then runs
     # time-sliced with the baseline's batch. The clean-room baseline (judge.clean_room) must see it.
@@ -613,7 +631,9 @@ def {sym}(*args):
         results.append({"cheat": name, "correct": correct, "flags": flags, "rejected": rejected,
                         "errors": sorted({(c.get("error") or "")[:160] for c in data.get("configs", [])} - {""}),
                         "rows": rows(data), "error": (data.get("error") or "")[:500], "wall_s": data["wall_s"]})
-        print(f"{name:22s} correct={correct} rejected={rejected} flags={[f[:120] for f in flags]} "
+        speedups = [c["speedup"] for c in data.get("configs", []) if c.get("speedup")]
+        results[-1]["geomean_speedup"] = round(statistics.geometric_mean(speedups), 4) if speedups else None
+        print(f"{name:22s} correct={correct} rejected={rejected} x={results[-1]['geomean_speedup']} flags={[f[:120] for f in flags]} "
               f"errors={results[-1]['errors'][:2]} err={results[-1]['error'][:200]}")
         (args.out / "redteam.partial.json").write_text(json.dumps(results, indent=1))
     return {"results": results}
