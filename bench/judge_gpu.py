@@ -113,9 +113,14 @@ def fidelity(args) -> dict:
     done = ({(r["task"], r["agent"]) for r in map(json.loads, ledger.read_text().splitlines())}
             if ledger and ledger.is_file() else set())
     root = (args.tasks_root or ROOT / "tasks").resolve()     # each evaluation runs from its output folder
-    # a named suite, the tasks named, every task of another root (an import), or the default few
-    tasks = (_suite_tasks([], False, root, args.suite) if args.suite else args.tasks
-             or (_suite_tasks([], False, root) if args.tasks_root else list(CUDA_TASKS)))
+    if args.suite:
+        tasks = _suite_tasks([], False, root, args.suite)
+    elif args.tasks:
+        tasks = args.tasks
+    elif args.tasks_root:       # every task of another root (an import)
+        tasks = _suite_tasks([], False, root)
+    else:
+        tasks = list(CUDA_TASKS)
     shard, shards = map(int, args.shard.split("/"))
     for task in tasks[shard::shards]:
         runs = [("oracle", solution_of(task, root))] if "oracle" in args.agents else []
@@ -134,7 +139,10 @@ def fidelity(args) -> dict:
             r["offset"] = _last(args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl", "process_offset")
             _other_speedups(r, args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl")
             (args.out / "fidelity.partial.json").write_text(json.dumps(results, indent=1))
-            if ledger:       # one line per evaluation, across calls and sessions: the next run skips it
+            # One line per judged evaluation, across calls and sessions: the next run skips it. An
+            # evaluation that left no verdict (the harness failed: a task root that did not resolve,
+            # a crash, a timeout) is not judged and stays out, so the next run tries it again.
+            if ledger and "compiled" in data:
                 line = json.dumps({"task": task, "agent": agent, "date": time.strftime("%Y-%m-%d"),
                                    "flags": r["flags"], "error": r["error"], "timing_method": r["timing_method"],
                                    "speedups": {c["config"]: c["speedup"] for c in r["rows"]},

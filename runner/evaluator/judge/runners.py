@@ -324,7 +324,7 @@ class RunnerClient:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def interference(beside_ms: float, clean_ms: float, kind: str, clean_rounds=(), beside_rounds: int = 0) -> str | None:
+def interference(beside_ms: float, clean_ms: float, kind: str, clean_rounds=(), beside_round_count: int = 0) -> str | None:
     """The finding when the baseline ran slower beside the candidate than in the clean room by more
     than policy.CLEAN_ROOM_SLACK and than the two figures' own uncertainty: a flag on a GPU, a note
     on the CPU (times not meaningful there). Each figure is the median of its round figures; how
@@ -333,9 +333,9 @@ def interference(beside_ms: float, clean_ms: float, kind: str, clean_rounds=(), 
     two medians gets CLEAN_ROOM_Z standard errors of that spread."""
     rel, abs_ms = policy.CLEAN_ROOM_SLACK[kind]
     noise = 0.0
-    if len(clean_rounds) > 1 and beside_rounds:
+    if len(clean_rounds) > 1 and beside_round_count:
         noise = policy.CLEAN_ROOM_Z * timing.median_standard_error(list(clean_rounds)) \
-            * math.sqrt(1 + len(clean_rounds) / beside_rounds)
+            * math.sqrt(1 + len(clean_rounds) / beside_round_count)
     if not beside_ms > clean_ms * (1 + rel) + abs_ms + noise:
         return None
     word = "note: baseline_interference" if kind == "cpu" else "baseline_interference"
