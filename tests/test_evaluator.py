@@ -610,3 +610,23 @@ def test_the_judge_times_the_rounds_more_rounds_asks_for(tasks_root, tmp_path, m
     for d in timed:
         assert all(len(d["round_samples"][k]) == d["rounds"] for k in ("baseline", "candidate"))
         assert len(d["first"]) == d["rounds"]
+
+
+def test_a_verdict_folder_holding_the_temporary_folder_is_refused_in_one_line(tmp_path, monkeypatch):
+    """`--out /tmp/result.json` hides /tmp from the runners, whose own folders are made there: the
+    evaluation says so and which folder to change, before any runner starts (it read "no sandbox
+    for the kernel runner works here" with a probe's traceback)."""
+    import json
+    import tempfile
+
+    from runner.evaluator.__main__ import main
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    root = Path(__file__).resolve().parents[1] / "tasks"
+    out = tmp_path / "verdict.json"
+    assert main([str(root / "triton2triton" / "softmax"), "--tasks-root", str(root), "--device", "cpu",
+                 "--no-timing", "--out", str(out)]) == 0
+    error = json.loads(out.read_text())["error"]
+    assert error.startswith(f"{tmp_path} holds {temp}, where the kernel runners work"), error
+    assert "\n" not in error

@@ -215,6 +215,15 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             hidden.add(Path(candidate_dir))
         if out_dir is not None:
             hidden.add(Path(out_dir))
+        # The runners' own folders (and the isolation probe's) are made in the temporary folder: a
+        # hidden folder that holds it (`--out /tmp/result.json`) would hide each runner from itself.
+        temp = Path(tempfile.gettempdir()).resolve()
+        holding = sorted(str(h) for h in hidden if h != scratch and temp.is_relative_to(Path(h).resolve()))
+        if holding:
+            evaluation.error = (f"{holding[0]} holds {temp}, where the kernel runners work, and no runner may see it "
+                                "(the verdict's folder and the task's are hidden from them): write the verdict "
+                                "into a folder of its own")
+            return evaluation
         try:
             with phases("isolation probe"):
                 isolation = choose(hidden, device, forbidden_write=(out_dir,) if out_dir else ())
