@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -548,6 +549,10 @@ def _run(agent_names, selectors, suite, backend, device, budget, out, resume, co
     if not runnable:
         _fail(f"--tasks: no selected task runs on device {dev}")
     out = out or Path("runs") / f"{'+'.join(s.name for s in specs)}-{now().replace(':', '').replace('+0000', 'Z')}"
+    temp = Path(tempfile.gettempdir()).resolve()
+    if temp.is_relative_to(out.resolve()):      # the run's folder is hidden from the kernel runners
+        _fail(f"--out: {out} holds {temp}, where the kernel runners work, and no runner may see the run's "
+              "folder: choose a folder of its own")
     options = RunOptions(agent=spec, more_agents=tuple(specs[1:]), device=dev, backend=backend, budget_s=budget_s,
                          tasks_root=root, agent_env=_agent_env(cli_options), timing_regime=timing_regime,
                          graph=graph, max_speedup=max_speedup, unseen=unseen, seed=seed, jobs=jobs,

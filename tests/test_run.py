@@ -179,6 +179,19 @@ def test_bad_run_input_is_one_clear_line(tasks_root, tmp_path, args, message):
     assert len(errors) == 1 and message in errors[0], proc.stderr
 
 
+def test_a_run_folder_holding_the_temporary_folder_is_one_clear_line(tasks_root, tmp_path):
+    """`--out /tmp`: the run's folder is hidden from the kernel runners, whose folders are made in
+    the temporary folder; said before any agent runs, not as every attempt's evaluation error."""
+    out = tmp_path / "run"
+    (out / "tmp").mkdir(parents=True)
+    proc = gauntlet("run", "--tasks", "triton2triton", "--tasks-root", tasks_root, "--device", "cpu",
+                    "--out", out, "--agent", "oracle", check=False, env={"TMPDIR": str(out / "tmp")})
+    errors = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode != 0 and len(errors) == 1, proc.stderr
+    assert f"--out: {out} holds {out / 'tmp'}, where the kernel runners work" in errors[0], errors
+    assert not (out / "attempts").exists()
+
+
 def test_existing_run_dir_needs_resume_with_same_options(tasks_root, tmp_path):
     out = tmp_path / "run"
     run(tasks_root, out, "--agent", "noop")
