@@ -1,5 +1,6 @@
-"""Turn a candidate tree into a callable kernel: compile .cu/.hip with the vendor compiler, or import
-a Triton module. Needs torch only for the calling side; compiling needs only the compiler.
+"""Turn a candidate tree into a callable kernel: compile .cu/.hip with the vendor compiler, build a
+PyTorch C++ extension (torch-ext), or import a Triton module. Needs torch only for the calling side
+and for an extension's build; compiling a .cu/.hip needs only the compiler.
 """
 from __future__ import annotations
 
@@ -60,7 +61,36 @@ def compile_command(language: str, source: Path, output: Path, arch: str, flags=
     if language == "hip":
         return [find_compiler("hip"), "-O3", "-std=c++17", "-shared", "-fPIC",
                 f"--offload-arch={arch}", *flags, "-o", str(output), str(source)]
+    if language == "torch-ext":
+        return extension_command(source, output, arch, flags)
     raise ValueError(f"{language} is not a compiled language")
+
+
+def extension_module(library: Path) -> str:
+    """The Python name of a torch extension built as `library` (its PyInit_ symbol): one per build,
+    so a baseline's and a candidate's extension never share a name in one process."""
+    return "gauntlet_ext_" + library.stem.rsplit("-", 1)[-1]
+
+
+def extension_command(source: Path, output: Path, arch: str, flags=()) -> list[str]:
+    """A PyTorch C++ extension (`#include <torch/extension.h>`, PYBIND11_MODULE(TORCH_EXTENSION_NAME, m))
+    compiled and linked against the torch this process imported, as torch.utils.cpp_extension would
+    build it, without ninja or its cache. The CPU only so far (arch "native"): on a GPU the source goes
+    through nvcc (CUDA, or HIP through a header mapping) or hipcc, linked with c10_cuda/torch_cuda or
+    c10_hip/torch_hip (docs/importers.md, "AgentKernelArena's HIP tasks")."""
+    import sysconfig
+    import torch
+    if arch != "native":
+        raise CompileError("torch-extension candidates are built for the CPU only so far")
+    root = Path(torch.__file__).resolve().parent
+    lib = root / "lib"
+    return [shutil.which("c++") or "c++", "-O2", "-std=c++20", "-shared", "-fPIC", "-x", "c++",
+            f"-DTORCH_EXTENSION_NAME={extension_module(output)}", "-DTORCH_API_INCLUDE_EXTENSION_H",
+            f"-D_GLIBCXX_USE_CXX11_ABI={int(torch._C._GLIBCXX_USE_CXX11_ABI)}",
+            "-isystem", str(root / "include"), "-isystem", str(root / "include/torch/csrc/api/include"),
+            "-isystem", sysconfig.get_paths()["include"], *flags, str(source), "-x", "none",
+            f"-L{lib}", "-lc10", "-ltorch", "-ltorch_cpu", "-ltorch_python", f"-Wl,-rpath,{lib}",
+            "-o", str(output)]
 
 
 def compile_native(language: str, tree: Path, entry: str, arch: str, flags=(),
@@ -179,6 +209,25 @@ def load_native(library: Path, symbol: str, name: str) -> Kernel:
         raise CompileError(f"loading {library.name}: {exc}") from None
     fn.restype = ctypes.c_int
     return Kernel(name=name, native_fn=fn, keepalive=lib)
+
+
+def load_extension(library: Path, symbol: str, name: str) -> Kernel:
+    """Import a built torch extension; its `symbol` is called like a Python kernel (it allocates and
+    returns its outputs). torch is imported first: the extension's pybind casters are torch's."""
+    import importlib.machinery
+    import torch  # noqa: F401
+    module_name = extension_module(library)
+    loader = importlib.machinery.ExtensionFileLoader(module_name, str(library))
+    spec = importlib.util.spec_from_file_location(module_name, library, loader=loader)
+    try:
+        module = importlib.util.module_from_spec(spec)
+        loader.exec_module(module)
+    except BaseException as exc:  # its static initialisers are the candidate's code
+        raise CompileError(f"loading {library.name}: {type(exc).__name__}: {exc}") from None
+    fn = getattr(module, symbol, None)
+    if not callable(fn):
+        raise CompileError(f"{library.name} defines no callable {symbol!r}")
+    return Kernel(name=name, python_fn=fn, keepalive=module)
 
 
 def load_python(path: Path, symbol: str, name: str) -> Kernel:
