@@ -62,11 +62,11 @@ def evaluate_source(task, tmp_path, source: str, name: str):
 
 def test_the_kind_is_read_from_task_toml(task, tmp_path):
     from runner.workspace import workspace_view
-    assert task.kind == "torch-extension" and task.language == "torch-ext"
+    assert task.kind == "torch-extension" and task.language == "torch-ext-hip"
     view = tmp_path / "view" / "task.toml"        # the agent's copy keeps it: its self-check builds the same
     shutil.copytree(task.root, view.parent)
     view.write_text(workspace_view(task))
-    assert load_task(view.parent, workspace_view=True).language == "torch-ext"
+    assert load_task(view.parent, workspace_view=True).language == "torch-ext-hip"
     toml = tmp_path / "tasks" / TASK / "task.toml"
     toml.write_text(toml.read_text().replace('kind = "torch-extension"', 'kind = "pybind"'))
     with pytest.raises(TaskError, match="candidate.kind"):

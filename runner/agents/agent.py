@@ -180,7 +180,7 @@ def _contract(task) -> str:
                 "the arguments the reference's `make_inputs` builds; it returns what `reference` returns "
                 "(same shapes and dtypes). The work must be done by Triton kernels (`@triton.jit`): "
                 "PyTorch may allocate and reshape, not compute the result.")
-    if task.language == "torch-ext":
+    if task.kind == "torch-extension":
         return (f"`{task.entry}` is a PyTorch C++ extension (`#include <torch/extension.h>`, "
                 "`PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)`), built against the evaluator's torch; "
                 f"`{task.symbol}(*inputs)` is called with the arguments the reference's `make_inputs` builds "
@@ -196,7 +196,7 @@ def _contract(task) -> str:
 
 def _compile_command(task, python: str) -> str | None:
     flags = "".join(f" {shlex.quote(f)}" for f in task.compile_flags)
-    if task.language == "torch-ext":      # built the evaluator's way (build.extension_command): the check does it
+    if task.kind == "torch-extension":    # built the evaluator's way (build.extension_command): the check does it
         return None
     if task.language == "cuda":
         return f"nvcc -O3 -std=c++17 -shared -Xcompiler -fPIC -arch=native{flags} -o /tmp/candidate.so {task.entry}"

@@ -29,13 +29,15 @@ import time
 import traceback
 
 from runner.evaluator import protocol
+from runner.evaluator.build import EXTENSION_LANGUAGES, LAUNCHING_LANGUAGES
 from runner.evaluator.protocol import ProtocolError, Shared
 
 
-LANGUAGES = ("triton", "cuda", "hip", "c", "python", "torch-ext")
+EXTENSIONS = EXTENSION_LANGUAGES       # a torch extension's: torch-ext-cuda, torch-ext-hip
+LANGUAGES = ("triton", "cuda", "hip", "c", "python", *EXTENSIONS)
 # Kernels called through PyTorch, whose ops the op watch sees: Python ones, and a torch extension's C++
 # (its at::/torch:: calls go through the dispatcher, where the watch's dispatch mode sits).
-WATCHED_LANGUAGES = ("triton", "python", "torch-ext")
+WATCHED_LANGUAGES = ("triton", "python", *EXTENSIONS)
 
 
 def _as_tuple(out):
@@ -145,7 +147,7 @@ class Runner:
                     os.environ.setdefault("TRITON_INTERPRET", "1")
                 self.kernel = load_python(tree / entry, symbol, name)
             else:
-                self.kernel = (load_extension if language == "torch-ext" else load_native)(library, symbol, name)
+                self.kernel = (load_extension if language in EXTENSIONS else load_native)(library, symbol, name)
         except CompileError as exc:
             return {"ok": True, "compiled": False, "log": str(exc)[-16000:]}
         if language == "triton":
@@ -345,8 +347,13 @@ class Runner:
         return meta
 
     def _native_launch_check(self) -> None:
-        """GPU, native kernels: the profiler must see a device kernel during a call."""
-        if self.device == "cpu" or self.language not in ("cuda", "hip"):
+        """GPU, native kernels: the profiler must see a device kernel during a call. A torch
+        extension's forward too: the call goes through Kernel.run (its forward with the inputs; no
+        `extern "C"` launch is assumed), and a forward that computed on the host and copied its
+        result over launches none. PyTorch's kernels count as launched here, so for an extension it
+        proves only that the device computed; whose kernels they were, the op watch (its at:: calls)
+        and the device trace (kernel names) tell."""
+        if self.device == "cpu" or self.language not in LAUNCHING_LANGUAGES:
             return
         from runner.evaluator.devtrace import active_in_runner
         if active_in_runner():         # the judge reads the kernels of every timed call instead

@@ -23,7 +23,7 @@ PLATFORMS = ("cuda", "rocm", "cpu")
 LANGUAGE_BY_TARGET = {"hip": "hip", "cuda": "cuda", "triton": "triton"}
 # [candidate] kind: "launch" (the default: an `extern "C"` launch of a .cu/.hip file, or a Triton
 # function) or "torch-extension" (a PyTorch C++ extension whose pybind function the judge calls:
-# AgentKernelArena's HIP tasks; the runner language "torch-ext", built for the CPU only so far)
+# AgentKernelArena's HIP tasks; the runner language "torch-ext-cuda" or "torch-ext-hip", by the target)
 CANDIDATE_KINDS = ("launch", "torch-extension")
 
 _TOP_KEYS = {"id", "category", "platforms", "description", "extends", "workspace", "candidate",
@@ -245,10 +245,10 @@ class Task:
 
     @property
     def language(self) -> str:
-        """The kernel runner's language: the category's, or "torch-ext" for a torch-extension candidate."""
-        if self.kind == "torch-extension":
-            return "torch-ext"
-        return LANGUAGE_BY_TARGET[self.category.split("2")[1]]
+        """The kernel runner's language: the category's target, or for a torch-extension candidate
+        "torch-ext-" and the target (torch-ext-hip: on a GPU the HIP compiler builds it, build.py)."""
+        target = LANGUAGE_BY_TARGET[self.category.split("2")[1]]
+        return f"torch-ext-{target}" if self.kind == "torch-extension" else target
 
     @property
     def baseline_is_reference(self) -> bool:
