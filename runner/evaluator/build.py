@@ -91,7 +91,7 @@ def extension_module(library: Path) -> str:
 def _uses_blas(source: Path) -> bool:
     """The rule for linking the vendor BLAS: the source names it (a cublas*/hipblas* header, type or
     call). torch_cuda/torch_hip do not re-export it, and a shared library links with its symbols
-    left undefined, so without this a cublasSgemm would fail only when the extension is loaded."""
+    left undefined, so without it a cublasSgemm would be resolved, or not, only at the extension's load."""
     import re
     try:
         text = source.read_text(errors="replace")
