@@ -449,6 +449,10 @@ def torch_ext(args) -> dict:
             if r["timed"]:
                 print(f"    speedups {r['speedups']} notes {r['notes'][:3]}")
     rows.sort(key=lambda r: [c[:3] for c in TORCH_EXT_CHECKS].index((r["task"], r["submission"], r["timed"])))
+    print("\nper check, in TORCH_EXT_CHECKS order:")
+    for r in rows:
+        print(f"  {'ok ' if r['ok'] else 'BAD'} {r['task']:24s} {r['submission']:12s} {'timed' if r['timed'] else 'untimed':7s} "
+              f"compiled={r['compiled']} correct={r['correct']} flags={r['flags']}")
     summary = {"checks": len(rows), "as_expected": sum(r["ok"] for r in rows),
                "not_as_expected": [f"{r['task']} {r['submission']} {'timed' if r['timed'] else 'untimed'}"
                                    for r in rows if not r["ok"]],
