@@ -37,6 +37,13 @@
         AMD run).
         Resumable: DIR/suite.jsonl keeps one line per finished evaluation. --tasks-root: another
         task folder (a KernelBench import, which ships no solution: run it with --agents noop).
+    python3 bench/judge_gpu.py torch-ext --out DIR [--jobs N] [--tasks T ...]   (bench/torch_ext_gpu_check.sh)
+        the torch-extension candidate kind (AgentKernelArena's HIP format) on the GPU: the fixture
+        tasks of tests/fixtures/torch_ext_tasks through the judge (TORCH_EXT_CHECKS): a CUDA .cu
+        extension with nvcc, a HIP .hip one and a hip2hip shipped baseline through bench/hip_shim,
+        each stub failing, an extension computing with at:: flagged torch_fallback; correctness
+        only, and three timed for the device trace's reading of an extension's calls. Exit 1 when
+        any check is not as expected.
 
 Each writes DIR/<mode>.json and prints a table. Needs a CUDA GPU and nvcc; ncu for `ncu`.
 """
@@ -354,6 +361,104 @@ def suite(args) -> dict:
                                for cat in sorted({t.split("/")[0] for t in by_task})}}
     print(json.dumps(summary, indent=1))
     return {"rows": rows, "summary": summary}
+
+
+# -- torch-extension candidates on the GPU -----------------------------------------------------------
+TORCH_EXT_ROOT = ROOT / "tests" / "fixtures" / "torch_ext_tasks"
+TORCH_EXT_CHEATS = ROOT / "tests" / "fixtures" / "torch_ext_candidates"
+TORCH_EXT_TIMEOUT_S = 230        # per evaluation: the whole check runs in bench/torch_ext_gpu_check.sh's 5 min
+# (task, submission, timed, expected). Submission: "oracle" (the task's solution), "noop" (the task as
+# shipped) or a cheat's folder under TORCH_EXT_CHEATS. Expected: "pass" (compiled, every seen and
+# hidden config correct, no flag), "fail" (compiled, run, wrong somewhere: a stub), or a flag the
+# evaluation must carry. Timed ones run with the device trace (on by default on CUDA), which reads
+# the extension's kernels in every call; untimed ones get the native launch check instead.
+TORCH_EXT_CHECKS = (
+    ("torch2cuda/extscale", "oracle", False, "pass"),
+    ("torch2cuda/extscale", "noop", False, "fail"),
+    ("torch2cuda/extscale", "fallback_cu", False, "torch_fallback"),
+    ("torch2hip/extscale_gpu", "oracle", False, "pass"),
+    ("torch2hip/extscale_gpu", "noop", False, "fail"),
+    ("torch2hip/extscale_gpu", "fallback_hip", False, "torch_fallback"),
+    ("hip2hip/extscale_gpu", "noop", False, "pass"),
+    ("hip2hip/extscale_gpu", "oracle", False, "pass"),
+    ("torch2cuda/extscale", "oracle", True, "pass"),
+    ("torch2cuda/extscale", "fallback_cu", True, "torch_fallback"),
+    ("hip2hip/extscale_gpu", "noop", True, "pass"),
+)
+
+
+def _torch_ext_one(index: int, task: str, submission: str, timed: bool, expected: str, out: Path,
+                   device: str) -> dict:
+    root = TORCH_EXT_ROOT
+    cand = (solution_of(task, root) if submission == "oracle" else None if submission == "noop"
+            else TORCH_EXT_CHEATS / submission)
+    # A lock folder per evaluation, as `suite` gives each: the timed ones are read for the device
+    # trace's findings, not for their times, and all of them fit the 5 minutes only side by side.
+    env = {"GAUNTLET_LOCK_DIR": f"/tmp/gauntlet-locks-torch-ext-{index}"}
+    if task.split("/")[0].endswith("hip"):
+        env["GAUNTLET_HIPCC"] = str(HIPCC_SHIM)
+    name = f"{task.replace('/', '_')}-{submission}-{'timed' if timed else 'untimed'}"
+    try:
+        data = evaluate(task, cand, out / f"{name}.json", str(ROOT), extra=[] if timed else ["--no-timing"],
+                        env=env, device=device, tasks_root=root, timeout=TORCH_EXT_TIMEOUT_S)
+    except subprocess.TimeoutExpired as exc:
+        data = {"wall_s": exc.timeout, "error": f"the evaluation outran {exc.timeout} s"}
+    configs = data.get("configs") or []
+    correct = {c["config"]: c.get("correct") for c in configs}
+    flags = data.get("flags") or []          # the evaluation's, every config's included
+    compiled = data.get("compiled") is True
+    clean = not data.get("error") and not data.get("task_error")
+    if expected == "pass":
+        ok = compiled and bool(configs) and all(correct.values()) and not flags and clean
+    elif expected == "fail":
+        ok = compiled and bool(configs) and not all(correct.values()) and clean
+    else:
+        ok = compiled and any(f.startswith(expected) for f in flags)
+    return {"task": task, "submission": submission, "timed": timed, "expected": expected, "ok": ok,
+            "compiled": data.get("compiled"), "correct": correct, "flags": flags, "notes": data.get("notes") or [],
+            "errors": {c["config"]: (c.get("error") or "")[:200] for c in configs if c.get("error")},
+            "error": (data.get("error") or "")[:600] or None, "task_error": data.get("task_error"),
+            "compile_log": None if compiled else (data.get("compile_log") or "")[-3000:],
+            "speedups": {c["config"]: c.get("speedup") for c in configs} if timed else None,
+            "environment": {k: (data.get("environment") or {}).get(k)
+                            for k in ("torch", "cuda", "nvcc", "gpu", "arch", "runner_isolation")},
+            "wall_s": data.get("wall_s")}
+
+
+def torch_ext(args) -> dict:
+    import concurrent.futures as cf
+    todo = [(i, check) for i, check in enumerate(TORCH_EXT_CHECKS) if not args.tasks or check[0] in args.tasks]
+    print(f"{len(todo)} torch-extension evaluations, {args.jobs} at once", flush=True)
+    rows = []
+    with cf.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        futures = [pool.submit(_torch_ext_one, i, *check, args.out, args.device) for i, check in todo]
+        for future in cf.as_completed(futures):
+            r = future.result()
+            rows.append(r)
+            (args.out / "torch-ext.partial.json").write_text(json.dumps(rows, indent=1))
+            print(f"{'ok ' if r['ok'] else 'BAD'} {r['task']:24s} {r['submission']:12s} "
+                  f"{'timed' if r['timed'] else 'untimed':7s} expected {r['expected']:14s} compiled={r['compiled']} "
+                  f"correct={r['correct']} flags={r['flags']} {r['wall_s']}s", flush=True)
+            for what in ("error", "task_error"):
+                if r[what]:
+                    print(f"    {what}: {r[what]}")
+            if r["errors"]:
+                print(f"    config errors: {r['errors']}")
+            if r["compile_log"]:
+                print("    compile log (tail):\n      " + r["compile_log"][-1500:].replace("\n", "\n      "))
+            if r["timed"]:
+                print(f"    speedups {r['speedups']} notes {r['notes'][:3]}")
+    rows.sort(key=lambda r: [c[:3] for c in TORCH_EXT_CHECKS].index((r["task"], r["submission"], r["timed"])))
+    print("\nper check, in TORCH_EXT_CHECKS order:")
+    for r in rows:
+        print(f"  {'ok ' if r['ok'] else 'BAD'} {r['task']:24s} {r['submission']:12s} {'timed' if r['timed'] else 'untimed':7s} "
+              f"compiled={r['compiled']} correct={r['correct']} flags={r['flags']}")
+    summary = {"checks": len(rows), "as_expected": sum(r["ok"] for r in rows),
+               "not_as_expected": [f"{r['task']} {r['submission']} {'timed' if r['timed'] else 'untimed'}"
+                                   for r in rows if not r["ok"]],
+               "environment": rows[0]["environment"] if rows else None}
+    print(json.dumps(summary, indent=1))
+    return {"rows": rows, "summary": summary, "ok": not summary["not_as_expected"]}
 
 
 # -- GPU cheats ---------------------------------------------------------------------------------------
@@ -752,7 +857,7 @@ def _ncu_calls(stdout: str, calls: int) -> list[float]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=("fidelity", "overhead", "redteam", "ncu", "suite"))
+    parser.add_argument("mode", choices=("fidelity", "overhead", "redteam", "ncu", "suite", "torch-ext"))
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--tasks", nargs="*", default=[])
     parser.add_argument("--repeats", type=int, default=1)
@@ -764,7 +869,7 @@ def main(argv=None) -> int:
     parser.add_argument("--eval-args", nargs="*", default=[])
     parser.add_argument("--code", default="", help="fidelity, redteam: the folder holding the `runner` package to "
                                                    "evaluate with (default: this checkout)")
-    parser.add_argument("--jobs", type=int, default=8, help="suite: evaluations at once")
+    parser.add_argument("--jobs", type=int, default=8, help="suite, torch-ext: evaluations at once")
     parser.add_argument("--device", default="cuda", help="suite, overhead: cpu for a dry run of the bench itself")
     parser.add_argument("--hip-on-cuda", action="store_true", help="suite: the HIP tasks too, through nvcc")
     parser.add_argument("--tasks-root", type=Path, default=None, help="suite, fidelity: another task folder (an import)")
@@ -781,12 +886,13 @@ def main(argv=None) -> int:
         args.old = str(Path(args.old).resolve())
     if args.code:
         args.code = str(Path(args.code).resolve())
-    if not args.tasks and args.mode not in ("fidelity", "suite"):    # those two choose their own (above)
+    if not args.tasks and args.mode not in ("fidelity", "suite", "torch-ext"):    # those choose their own (above)
         args.tasks = list(CUDA_TASKS)
     args.out.mkdir(parents=True, exist_ok=True)
-    result = {"fidelity": fidelity, "overhead": overhead, "redteam": redteam, "ncu": ncu, "suite": suite}[args.mode](args)
+    result = {"fidelity": fidelity, "overhead": overhead, "redteam": redteam, "ncu": ncu, "suite": suite,
+              "torch-ext": torch_ext}[args.mode](args)
     (args.out / f"{args.mode}.json").write_text(json.dumps(result, indent=1))
-    return 0
+    return 0 if result.get("ok", True) else 1
 
 
 if __name__ == "__main__":

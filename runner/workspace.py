@@ -47,7 +47,8 @@ def workspace_view(task: Task) -> str:
              "[workspace]", f"files = {_toml_list(sorted(task.files) + [VIEW_FILE])}",
              f"editable = {_toml_list(task.editable)}", "",
              "[candidate]", f'entry = "{task.entry}"', f'symbol = "{task.symbol}"',
-             f"compile_flags = {_toml_list(task.compile_flags)}", "",
+             f"compile_flags = {_toml_list(task.compile_flags)}",
+             *([f'kind = "{task.kind}"'] if task.kind != "launch" else []), "",
              "[reference]", f'module = "{task.reference.relative_to(_owner(task, task.reference)).as_posix()}"', "",
              "[configs]", f'seen = "{task.seen_file.relative_to(_owner(task, task.seen_file)).as_posix()}"']
     if raw.get("tolerance") or task.tolerances:

@@ -180,6 +180,13 @@ def _contract(task) -> str:
                 "the arguments the reference's `make_inputs` builds; it returns what `reference` returns "
                 "(same shapes and dtypes). The work must be done by Triton kernels (`@triton.jit`): "
                 "PyTorch may allocate and reshape, not compute the result.")
+    if task.kind == "torch-extension":
+        return (f"`{task.entry}` is a PyTorch C++ extension (`#include <torch/extension.h>`, "
+                "`PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)`), built against the evaluator's torch; "
+                f"`{task.symbol}(*inputs)` is called with the arguments the reference's `make_inputs` builds "
+                "(tensors as `torch::Tensor`, ints as `int64_t`, floats as `double`) and returns new tensors "
+                "of the reference's shapes and dtypes (never an input, never changing one). The work must be "
+                "done by your own device kernels: PyTorch may allocate and reshape, not compute the result.")
     return (f"`{task.entry}` is compiled into a shared library and `extern \"C\" int {task.symbol}(...)` is "
             "called with one argument per `make_inputs` value (tensors as device pointers, `const T*`; "
             "Python ints as `int64_t`, floats as `float`), then one `T*` per output (allocated by the "
@@ -187,8 +194,10 @@ def _contract(task) -> str:
             "Return 0; non-zero is a failed call.")
 
 
-def _compile_command(task, python: str) -> str:
+def _compile_command(task, python: str) -> str | None:
     flags = "".join(f" {shlex.quote(f)}" for f in task.compile_flags)
+    if task.kind == "torch-extension":    # built the evaluator's way (build.extension_command): the check does it
+        return None
     if task.language == "cuda":
         return f"nvcc -O3 -std=c++17 -shared -Xcompiler -fPIC -arch=native{flags} -o /tmp/candidate.so {task.entry}"
     if task.language == "hip":
@@ -203,6 +212,7 @@ def build_prompt(task, budget_s: float, deadline_epoch: float, check_command: st
     hidden configs and the deadline."""
     editable = "\n".join(f"- {p}" for p in task.editable)
     protected = "\n".join(f"- {p}" for p in sorted(task.files) if p not in task.editable)
+    compile_command = _compile_command(task, python) or f"{check_command} --no-timing"
     return f"""# Task {task.id} ({task.category})
 
 {task.description}
@@ -240,7 +250,7 @@ Any flag scores the attempt zero, however correct its outputs are:
 ## Checking your work
 The configurations you can see are in `{task.seen_file.name}`. Use this interpreter: `{python}`.
 
-- Compile: `{_compile_command(task, python)}`
+- Compile: `{compile_command}`
 - Correctness on the seen configs (compile included, no timing): `{check_command} --no-timing`
 - Correctness and timing against the baseline: `{check_command}`
 

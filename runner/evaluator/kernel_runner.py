@@ -29,7 +29,15 @@ import time
 import traceback
 
 from runner.evaluator import protocol
+from runner.evaluator.build import EXTENSION_LANGUAGES, LAUNCHING_LANGUAGES
 from runner.evaluator.protocol import ProtocolError, Shared
+
+
+EXTENSIONS = EXTENSION_LANGUAGES       # a torch extension's: torch-ext-cuda, torch-ext-hip
+LANGUAGES = ("triton", "cuda", "hip", "c", "python", *EXTENSIONS)
+# Kernels called through PyTorch, whose ops the op watch sees: Python ones, and a torch extension's C++
+# (its at::/torch:: calls go through the dispatcher, where the watch's dispatch mode sits).
+WATCHED_LANGUAGES = ("triton", "python", *EXTENSIONS)
 
 
 def _as_tuple(out):
@@ -125,7 +133,7 @@ class Runner:
     def _load(self, tree, language: str, entry: str, symbol: str, flags, name: str, compiled=None,
               forbid_fork: bool = True) -> dict:
         """Import a Python kernel, or compile (unless `compiled`, a future of that) and load a native one."""
-        from runner.evaluator.build import CompileError, load_native, load_python
+        from runner.evaluator.build import CompileError, load_extension, load_native, load_python
         self.language = language
         log = ""
         protocol.strict_float32()       # before the kernel (or the reference) is imported
@@ -139,7 +147,7 @@ class Runner:
                     os.environ.setdefault("TRITON_INTERPRET", "1")
                 self.kernel = load_python(tree / entry, symbol, name)
             else:
-                self.kernel = load_native(library, symbol, name)
+                self.kernel = (load_extension if language in EXTENSIONS else load_native)(library, symbol, name)
         except CompileError as exc:
             return {"ok": True, "compiled": False, "log": str(exc)[-16000:]}
         if language == "triton":
@@ -276,7 +284,7 @@ class Runner:
         runner on a 2-core machine) and its dispatch on every op of the baseline (issue 31). The
         baseline of an X->X task is watched there too (--report-ops): what its shipped code computes
         with PyTorch is what the candidate may compute (judge/correctness.py)."""
-        return self.language in ("triton", "python") and not _unwatched_baseline(self.args)
+        return self.language in WATCHED_LANGUAGES and not _unwatched_baseline(self.args)
 
     def _output_problem(self, outs, args) -> str | None:
         import torch
@@ -339,8 +347,13 @@ class Runner:
         return meta
 
     def _native_launch_check(self) -> None:
-        """GPU, native kernels: the profiler must see a device kernel during a call."""
-        if self.device == "cpu" or self.language not in ("cuda", "hip"):
+        """GPU, native kernels: the profiler must see a device kernel during a call. A torch
+        extension's forward too: the call goes through Kernel.run (its forward with the inputs; no
+        `extern "C"` launch is assumed), and a forward that computed on the host and copied its
+        result over launches none. PyTorch's kernels count as launched here, so for an extension it
+        proves only that the device computed; whose kernels they were, the op watch (its at:: calls)
+        and the device trace (kernel names) tell."""
+        if self.device == "cpu" or self.language not in LAUNCHING_LANGUAGES:
             return
         from runner.evaluator.devtrace import active_in_runner
         if active_in_runner():         # the judge reads the kernels of every timed call instead
@@ -643,7 +656,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m runner.evaluator.kernel_runner")
     parser.add_argument("--fd", type=int, required=True, help="the judge's socket (inherited)")
     parser.add_argument("--tree", required=True)
-    parser.add_argument("--language", choices=("triton", "cuda", "hip", "c", "python"), required=True)
+    parser.add_argument("--language", choices=LANGUAGES, required=True)
     parser.add_argument("--entry", required=True)
     parser.add_argument("--symbol", required=True)
     parser.add_argument("--device", choices=("cpu", "cuda", "rocm"), required=True)
@@ -653,7 +666,7 @@ def main(argv=None) -> int:
                         help="watch PyTorch's ops on the CPU too: the judge reads them (an X->X task's baseline)")
     parser.add_argument("--probe-tree", default=None,
                         help="the baseline's files, built and timed here before the kernel is (judge.process_offset)")
-    parser.add_argument("--probe-language", choices=("triton", "cuda", "hip", "c", "python"))
+    parser.add_argument("--probe-language", choices=LANGUAGES)
     parser.add_argument("--probe-entry")
     parser.add_argument("--probe-symbol")
     parser.add_argument("--probe-flag", action="append")
@@ -689,7 +702,7 @@ def _preload(args) -> None:
     torch.__getattr__; in torch 2.13's source, `hasattr(torch, "_inductor")`), now at the first
     build (_attach_profiler) (docs/benchmarks.md)."""
     import torch  # noqa: F401
-    if {args.language, args.probe_language} & {"triton", "python"} and not _unwatched_baseline(args):
+    if {args.language, args.probe_language} & set(WATCHED_LANGUAGES) and not _unwatched_baseline(args):
         import torch._dynamo  # noqa: F401     (not where no watch will run: Runner.watches_ops)
     if args.device != "cpu":
         import torch.profiler  # noqa: F401

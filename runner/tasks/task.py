@@ -21,13 +21,17 @@ from runner.tasks.work import Work
 CATEGORIES = ("hip2hip", "torch2hip", "cuda2cuda", "torch2cuda", "triton2triton", "torch2triton")
 PLATFORMS = ("cuda", "rocm", "cpu")
 LANGUAGE_BY_TARGET = {"hip": "hip", "cuda": "cuda", "triton": "triton"}
+# [candidate] kind: "launch" (the default: an `extern "C"` launch of a .cu/.hip file, or a Triton
+# function) or "torch-extension" (a PyTorch C++ extension whose pybind function the judge calls:
+# AgentKernelArena's HIP tasks; the runner language "torch-ext-cuda" or "torch-ext-hip", by the target)
+CANDIDATE_KINDS = ("launch", "torch-extension")
 
 _TOP_KEYS = {"id", "category", "platforms", "description", "extends", "workspace", "candidate",
              "reference", "configs", "tolerance", "solution", "space", "performance", "suites", "work",
              "source"}
 _TABLE_KEYS = {
     "workspace": {"files", "editable"},
-    "candidate": {"entry", "symbol", "compile_flags"},
+    "candidate": {"entry", "symbol", "compile_flags", "kind"},
     "reference": {"module"},
     "configs": {"seen", "hidden"},
     "solution": {"dir"},
@@ -228,6 +232,7 @@ class Task:
     suites: tuple[str, ...] = ()     # the named suites this task counts in (`gauntlet run --suite NAME`)
     work: Work | None = None         # [work]: bytes and FLOPs of one call, per config (runner/tasks/work.py)
     origin: Origin | None = None     # [source]: an imported task's benchmark, path and category there
+    kind: str = "launch"             # [candidate] kind (CANDIDATE_KINDS)
 
     @property
     def kernel(self) -> str:
@@ -240,7 +245,10 @@ class Task:
 
     @property
     def language(self) -> str:
-        return LANGUAGE_BY_TARGET[self.category.split("2")[1]]
+        """The kernel runner's language: the category's target, or for a torch-extension candidate
+        "torch-ext-" and the target (torch-ext-hip: on a GPU the HIP compiler builds it, build.py)."""
+        target = LANGUAGE_BY_TARGET[self.category.split("2")[1]]
+        return f"torch-ext-{target}" if self.kind == "torch-extension" else target
 
     @property
     def baseline_is_reference(self) -> bool:
@@ -545,6 +553,11 @@ def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bo
     if not isinstance(symbol, str) or not symbol.isidentifier():
         raise TaskError(path, "candidate.symbol", "must be an identifier")
     flags = tuple(_str_list(path, "candidate.compile_flags", data["candidate"].get("compile_flags", [])))
+    kind = data["candidate"].get("kind", "launch")
+    if kind not in CANDIDATE_KINDS:
+        raise TaskError(path, "candidate.kind", f"{kind!r} is not one of {', '.join(CANDIDATE_KINDS)}")
+    if kind == "torch-extension" and category.endswith("2triton"):
+        raise TaskError(path, "candidate.kind", "a torch extension is native code: not for a Triton category")
     reference_rel = _relpath(path, "reference.module", data["reference"]["module"])
     reference = find("reference.module", reference_rel)
     seen_rel = _relpath(path, "configs.seen", data["configs"]["seen"])
@@ -627,7 +640,7 @@ def load_task(task_dir: Path, tasks_root: Path | None = None, workspace_view: bo
                 reference=reference, seen_file=seen_file, hidden_file=hidden_file,
                 tolerances=tolerances, solution_dir=solution_dir, bases=bases, space=space,
                 max_speedup=float(max_speedup) if max_speedup is not None else None,
-                suites=tuple(dict.fromkeys(suites)), work=work, origin=origin)
+                suites=tuple(dict.fromkeys(suites)), work=work, origin=origin, kind=kind)
     seen = task.configs("seen")
     seen_names = {c.name for c in seen}
     if space is not None:  # a drawn config must carry exactly what make_inputs reads

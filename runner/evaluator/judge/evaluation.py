@@ -18,6 +18,7 @@ from pathlib import Path
 
 from runner.candidate import kernel_tree
 from runner.evaluator import arena, devtrace, protocol, timing
+from runner.evaluator.build import LAUNCHING_LANGUAGES
 from runner.evaluator.gpulock import exclusive_device
 from runner.evaluator.isolation import Isolation, IsolationError, choose
 from runner.evaluator.judge import roofline, static_checks
@@ -380,7 +381,10 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                         # With the device trace the runner leaves this check to the trace (every timed
                         # call's kernels are read), and the call would be a correctness call no
                         # baseline call mirrors (the X->X allowance is per config: Judge._read_trace).
-                        if row.correct and not launch_checked and device != "cpu" and language in ("cuda", "hip") \
+                        # A torch extension's forward is checked too (build.LAUNCHING_LANGUAGES:
+                        # the call needs no `extern "C"` launch). The device trace itself is wanted by
+                        # device alone (devtrace.wanted): it reads an extension's calls as any kernel's.
+                        if row.correct and not launch_checked and device != "cpu" and language in LAUNCHING_LANGUAGES \
                                 and trace_library is None:
                             launch_checked = True
                             args = judge.inputs(config, policy.WARMUP_SEED)
