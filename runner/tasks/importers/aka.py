@@ -25,6 +25,10 @@ inputs make, exact in every seen config: _divisions) and hidden configs drawn fr
 (runner/tasks/refcheck.py, the check `gauntlet tasks validate` makes). The task records its origin in
 `[source]` (benchmark "aka", the AKA path, AKA's task_type as category).
 
+hip2hip and torch2hip tasks checked by AKA's `eval_tools/correctness_check.py` (a PyTorch C++
+extension's `forward` against an `nn.Module`) map to `[candidate] kind = "torch-extension"` tasks:
+runner/tasks/importers/aka_hip.py says how.
+
 Everything else is skipped with one reason per task (REASONS); the summary and `aka-import.json`
 count them per AKA category.
 """

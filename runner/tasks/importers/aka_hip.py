@@ -57,8 +57,8 @@ REASONS = {
     "init-not-literal": "get_init_inputs does not return a literal list",
     "no-functional-fn": "the functional class's forward has no `fn=` default (the function AKA replaces "
                         "with the extension's forward)",
-    "fn-not-returned": "the functional forward does not return the result of exactly one fn(...) call "
-                       "with positional arguments",
+    "fn-not-returned": "the functional forward does not return the result of exactly one fn(...) call",
+    "fn-keywords": "the functional forward passes keyword arguments to fn (the judge calls forward(*args))",
     "non-tensor-output": "the reference returns something other than a tensor or a tuple of tensors",
     "functional-differs": "the functional code's fn, on the captured arguments, differs from the module's "
                           "output (AKA's reference) beyond AKA's tolerance on the CPU",
@@ -475,7 +475,7 @@ def _align(model, func):
         if not found or module_sd[found[0]].shape != fv.shape:
             unresolved.append(fk)
             continue
-        aligned[fk] = module_sd[found[0]].detach().clone()
+        aligned[fk] = module_sd[found[0]].detach()      # load_state_dict copies it into func
         used.add(found[0])
     func.load_state_dict(aligned, strict=False)
     params = {{k for k, _ in func.named_parameters()}}
@@ -526,10 +526,14 @@ def capture(func, inputs):
     if len(calls) != 1 or calls[0][1]:
         raise ValueError(f"fn-not-returned: the functional forward called fn {{len(calls)}} time(s)"
                          + (f" with keywords {{sorted(calls[0][1])}}" if calls and calls[0][1] else ""))
-    out = []
+    out, held = [], set()
     for i, a in enumerate(calls[0][0]):
         if isinstance(a, torch.Tensor):
-            out.append(a.detach().clone())
+            # the models are dropped after the call: an argument is copied only where it shares memory
+            # with an earlier one (the judge refuses a call whose arguments alias)
+            ptr = a.untyped_storage().data_ptr() if a.untyped_storage().nbytes() else None
+            out.append(a.detach().clone() if ptr in held else a.detach())
+            held.add(ptr)
         elif isinstance(a, (bool, int, float)):
             out.append(a)
         else:
@@ -539,7 +543,7 @@ def capture(func, inputs):
 
 
 def make_inputs(config, generator, device):
-    inputs, _, func = _build(config, generator)
+    inputs, func = _build(config, generator)[0::2]      # the module (AKA's reference) is not kept
     return to_device(capture(func, inputs), device)
 
 
@@ -586,9 +590,11 @@ def _probe_one(spec: dict) -> dict:
                 raise
             return {"ok": False, "reason": "fn-not-returned",
                     "detail": f"forward computes with fn's result ({type(exc).__name__}: {exc})"[:200]}
-        if len(calls) != 1 or calls[0][1] or returned is not sentinel:
+        if len(calls) == 1 and calls[0][1]:
+            return {"ok": False, "reason": "fn-keywords", "detail": f"fn(..., {', '.join(calls[0][1])}=...)"}
+        if len(calls) != 1 or returned is not sentinel:
             return {"ok": False, "reason": "fn-not-returned",
-                    "detail": f"fn called {len(calls)} time(s)" + (", with keywords" if calls and calls[0][1] else "")
+                    "detail": f"fn called {len(calls)} time(s)"
                     + ("" if returned is sentinel else ", forward does not return its result")}
         args = ref.capture(func, inputs)
     except TypeError as exc:
@@ -690,7 +696,7 @@ def _stub(m: HipMapped) -> str:
 // C++ extension whose forward takes what {Path(m.func_rel).name}'s forward passes to `fn`, in that
 // order (reference.py's make_inputs), and returns what reference() returns. Replace it with HIP kernels.
 #include <torch/extension.h>
-#if __has_include(<hip/hip_runtime.h>)
+#if defined(__HIPCC__) || defined(__CUDACC__)
 #include <hip/hip_runtime.h>
 #endif
 
