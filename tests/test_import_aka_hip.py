@@ -142,3 +142,35 @@ def test_shipped_extension_passes_and_stub_fails_through_the_judge(imported, tmp
     stub = evaluate(load_task(out / ROWSUM, out), None, "cpu", splits=("seen",), measure=False)
     assert stub.compiled, stub.compile_log
     assert not stub.correct("seen")
+
+
+def test_hidden_sizes_keep_fixed_and_tied_extents_and_stay_within_aka_sizes():
+    from runner.tasks.importers.aka_hip import hidden_cases
+    # q, k, v shapes equal in every case; d_model 4 the same in every case; seq 16..64
+    cases = [([8, 16, 4], [8, 16, 4], [8, 16, 4]), ([16, 32, 4], [16, 32, 4], [16, 32, 4]),
+             ([32, 64, 4], [32, 64, 4], [32, 64, 4])]
+    hidden = [c for _, c in hidden_cases(cases)]
+    assert hidden and not any(h in cases for h in hidden)
+    for q, k, v in hidden:
+        assert q == k == v and q[2] == 4 and q[0] <= 32 and q[1] <= 64
+    assert any(q[0] % 2 and q[1] % 2 for q, _, _ in hidden)
+    # a relation between extents that differ (matmul: a's columns are b's rows) is kept where it held in every case
+    mm = [([16, 32], [32, 16]), ([32, 64], [64, 32]), ([8, 8], [8, 8])]
+    for a, b in (c for _, c in hidden_cases(mm)):
+        assert a[1] == b[0] and a[0] == b[1]
+    # one case of its structure: extents of at least 8 vary, smaller ones stay
+    (tag, first), *_ = hidden_cases([(4, 512, 3)])
+    assert first[0] == 4 and first[2] == 3 and first[1] < 512
+
+
+def test_reading_hip_tasks_never_executes_them(tmp_path):
+    """The static mapping reads AKA's files with ast only: code that would run on import does not."""
+    from runner.tasks.importers.aka import list_tasks, parse_runner
+    from runner.tasks.importers.aka_hip import HipMapped
+    root = tmp_path / "aka"
+    shutil.copytree(FIXTURES / "tasks", root / "tasks")
+    marker = tmp_path / "ran"
+    module = root / "tasks/hip2hip/gpumode/ScaleShift/pytorch_code_module/py_1_ScaleShift.py"
+    module.write_text(f"open({str(marker)!r}, 'w').close()\n" + module.read_text())
+    mapped = {t.path: parse_runner(t) for t in list_tasks(root, ["hip2hip", "torch2hip"])}
+    assert isinstance(mapped["hip2hip/gpumode/ScaleShift"], HipMapped) and not marker.exists()
