@@ -46,6 +46,8 @@ def test_counts_per_category_and_skip_reasons(imported):
     assert rows["hip2hip/gpumode/ScaleShift"]["start"] == "shipped"
     assert rows["torch2hip/gpumode/7_RowSum"]["start"] == "stub"
     assert re.search(r"^hip2hip +3 +1 +fn-not-returned: 1, native-harness: 1$", proc.stdout, re.M)
+    assert report["torch_compute_in_baseline"] == {"hip2hip": 0, "torch2hip": 0}
+    assert "hip2hip: 0 imported task(s) whose shipped source computes with PyTorch" in proc.stdout
     assert sorted(p.relative_to(out).as_posix() for p in out.glob("*/*") if p.is_dir()) == [SHIFT, ROWSUM]
 
 
@@ -174,3 +176,16 @@ def test_reading_hip_tasks_never_executes_them(tmp_path):
     module.write_text(f"open({str(marker)!r}, 'w').close()\n" + module.read_text())
     mapped = {t.path: parse_runner(t) for t in list_tasks(root, ["hip2hip", "torch2hip"])}
     assert isinstance(mapped["hip2hip/gpumode/ScaleShift"], HipMapped) and not marker.exists()
+
+
+def test_pytorch_compute_in_a_shipped_source_is_named_not_skipped():
+    from runner.tasks.importers.aka_hip import torch_compute
+    source = """
+    // at::mm(a, b) in a comment is no call
+    /* torch::softmax(x, 1) */
+    auto y = torch::empty_like(x);             // allocation: not compute
+    auto z = at::addmm(bias, x, w.t());
+    auto s = torch::sigmoid(z);
+    TORCH_CHECK(x.scalar_type() == at::kFloat, "float");
+    """
+    assert torch_compute(source) == ["addmm", "sigmoid"]

@@ -1164,5 +1164,8 @@ def _import_hip(out: Path, tasks: list[AkaTask], parsed: dict, commit: str, echo
 def summary_table(report: dict) -> str:
     reasons = "\n".join(f"  {r:24s} {n:4d}  {REASONS[r]}" for r, n in
                         sorted(report["by_reason"].items(), key=lambda kv: (-kv[1], kv[0])))
-    return counts_table(report["by_category"], "category") + "\n\nskipped, per reason:\n" + (reasons or "  -")
+    compute = "".join(f"\n{cat}: {n} imported task(s) whose shipped source computes with PyTorch (not a skip: "
+                      f"the judge flags it)" for cat, n in report.get("torch_compute_in_baseline", {}).items())
+    return (counts_table(report["by_category"], "category") + compute + "\n\nskipped, per reason:\n"
+            + (reasons or "  -"))
 
