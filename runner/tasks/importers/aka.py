@@ -25,6 +25,10 @@ inputs make, exact in every seen config: _divisions) and hidden configs drawn fr
 (runner/tasks/refcheck.py, the check `gauntlet tasks validate` makes). The task records its origin in
 `[source]` (benchmark "aka", the AKA path, AKA's task_type as category).
 
+hip2hip and torch2hip tasks checked by AKA's `eval_tools/correctness_check.py` (a PyTorch C++
+extension's `forward` against an `nn.Module`) map to `[candidate] kind = "torch-extension"` tasks:
+runner/tasks/importers/aka_hip.py says how.
+
 Everything else is skipped with one reason per task (REASONS); the summary and `aka-import.json`
 count them per AKA category.
 """
@@ -41,6 +45,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from runner.tasks.importers import aka_hip
 from runner.tasks.importers.common import commit_of, count_rows, counts_table, source_toml
 
 REPORT_NAME = "aka-import.json"
@@ -53,8 +58,8 @@ REASONS = {
     "image-bound": "image_kernel: the sources live in AKA's container image",
     "repository": "repository task: needs a clone of an upstream repository and its build",
     "no-target-category": "task type with no Gauntlet category (instruction2triton: no kernel to start from)",
-    "torch-extension": "the HIP candidate is a PyTorch C++ extension (pybind `forward(torch::Tensor)`); "
-                       "Gauntlet's HIP contract is `extern \"C\" launch(pointers..., stream)`",
+    "torch-extension": "a PyTorch C++ extension task whose correctness command is not AKA's "
+                       "eval_tools/correctness_check.py with a module, a functional and a HIP file",
     "native-harness": "HIP built and checked by its own Makefile / test program, not a PyTorch reference",
     "pytest-harness": "kernel and its pytest checks share one file (ROCmBench): no separate reference",
     "geak-harness": "the reference and configs live in the editable kernel.py (GEAK harness)",
@@ -75,6 +80,7 @@ REASONS = {
                            "(a dtype, None): the judge passes only those",
     "reference-fails": "the generated reference raises on the CPU on a seen config",
     "no-hidden-config": "no hidden config drawn from the task's [space] runs the reference on the CPU",
+    **aka_hip.REASONS,
 }
 
 _SKIP_BY_TYPE = {"torch2flydsl": "flydsl", "triton2flydsl": "flydsl", "flydsl2flydsl": "flydsl",
@@ -185,6 +191,8 @@ def _static_skip(task: AkaTask) -> Skip | None:
         return Skip(_SKIP_BY_TYPE[task.category])
     if (cfg.get("platform_support") or {}).get("status") == "skip":
         return Skip("platform-skip", str((cfg.get("platform_support") or {}).get("skip_reason", ""))[:120])
+    if task.category in aka_hip.HIP_CATEGORIES and aka_hip.is_extension_task(cfg):
+        return None                  # aka_hip.static_map reads it
     if task.category in ("hip2hip", "torch2hip", "cuda2hip"):
         sources = [task.folder / s for s in _as_list(cfg.get("source_file_path"))]
         commands = " ; ".join(_as_list(cfg.get("correctness_command")))
@@ -359,6 +367,9 @@ def parse_runner(task: AkaTask) -> Mapped | Skip:
     skip = _static_skip(task)
     if skip:
         return skip
+    if task.category in aka_hip.HIP_CATEGORIES:
+        found = aka_hip.static_map(task)
+        return Skip(*found) if isinstance(found, tuple) else found
     sources = _as_list(task.config.get("source_file_path"))
     if len(sources) != 1 or not sources[0].endswith(".py") or not (task.folder / sources[0]).is_file():
         return Skip("check-not-expressible", f"source_file_path {sources}: not one Python file")
@@ -1001,7 +1012,6 @@ def _hidden_configs(out: Path, folders: dict[str, Path], echo) -> dict[str, list
     The check stops at a task's first failing config (seen ones first) and names it: a drawn config
     that fails is replaced by the next drawn one and the task checked again."""
     from runner.tasks import configspace
-    from runner.tasks.refcheck import check_references
     from runner.tasks.task import Config, TaskError, load_task
     pending: dict[str, list] = {}
     result: dict[str, list | str] = {}
@@ -1013,9 +1023,18 @@ def _hidden_configs(out: Path, folders: dict[str, Path], echo) -> dict[str, list
             continue
         pending[name] = [Config(name=f"hidden-{c.tag}-{i}", split="unseen", params=c.params)
                          for i, c in enumerate(drawn)]
-        result[name] = []
-        if not pending[name]:
-            result[name] = "no-hidden-config: the space holds no config but the seen ones"
+    return {**result, **check_hidden(out, {n: folders[n] for n in pending}, pending, echo)}
+
+
+def check_hidden(out: Path, folders: dict[str, Path], pending: dict[str, list], echo) -> dict[str, list | str]:
+    """{task: the first N_HIDDEN of its candidate hidden configs (in order) with which its reference
+    runs on the CPU, every seen config included}; {task: "reason: detail"} where a seen config fails or
+    no candidate runs. A failing candidate is replaced by the next one and the task checked again."""
+    from runner.tasks import configspace
+    from runner.tasks.refcheck import check_references
+    result: dict[str, list | str] = {}
+    for name in pending:
+        result[name] = [] if pending[name] else "no-hidden-config: the space holds no config but the seen ones"
     trial = {n: cs[:N_HIDDEN] for n, cs in pending.items() if isinstance(result[n], list) and cs}
     spare = {n: pending[n][N_HIDDEN:] for n in trial}
     while trial:
@@ -1054,20 +1073,33 @@ def import_aka(checkout: Path, categories: list[str], out: Path, echo=print) -> 
     parsed = {t.path: parse_runner(t) for t in tasks}
     names: dict[str, AkaTask] = {}
     for t in tasks:
-        if isinstance(parsed[t.path], Mapped):
-            if t.name in names:
-                parsed[t.path] = Skip("check-not-expressible", f"folder name {t.name} taken by {names[t.name].path}")
-            names[t.name] = t
+        if isinstance(parsed[t.path], (Mapped, aka_hip.HipMapped)):
+            if _task_id(t, parsed[t.path]) in names:
+                parsed[t.path] = Skip("check-not-expressible", f"folder name {t.name} taken by "
+                                      f"{names[_task_id(t, parsed[t.path])].path}")
+            names[_task_id(t, parsed[t.path])] = t
     mapped = [t for t in tasks if isinstance(parsed[t.path], Mapped)]
-    echo(f"{len(tasks)} AKA tasks; {len(mapped)} map to a reference; checking them on the CPU")
+    hip = [t for t in tasks if isinstance(parsed[t.path], aka_hip.HipMapped)]
+    echo(f"{len(tasks)} AKA tasks; {len(mapped) + len(hip)} map to a reference; checking them on the CPU")
     folders = {t.name: write_task(out, t, parsed[t.path], commit, []) for t in mapped}
     hidden = _hidden_configs(out, folders, echo) if folders else {}
+    hip_problems = _import_hip(out, hip, parsed, commit, echo) if hip else {}
     rows = []
     for t in tasks:
         p = parsed[t.path]
         row = {"path": t.path, "category": t.category}
         if isinstance(p, Skip):
             row |= {"status": "skipped", "reason": p.reason, "detail": p.detail}
+        elif isinstance(p, aka_hip.HipMapped):
+            outcome = hip_problems[t.path]
+            if isinstance(outcome, str):
+                reason, _, detail = outcome.partition(": ")
+                row |= {"status": "skipped", "reason": reason, "detail": detail}
+            else:
+                row |= {"status": "imported", "task": _task_id(t, p), "seen": len(p.seen), "hidden": len(outcome),
+                        "tolerance": {"atol": p.atol, "rtol": p.rtol},
+                        "start": "shipped" if p.baseline is not None else "stub",
+                        "torch_compute": p.torch_compute}
         elif isinstance(hidden[t.name], str):
             reason, _, detail = hidden[t.name].partition(": ")
             row |= {"status": "skipped", "reason": reason, "detail": detail}
@@ -1083,13 +1115,57 @@ def import_aka(checkout: Path, categories: list[str], out: Path, echo=print) -> 
               "by_category": count_rows(rows, lambda r: r["category"]),
               "by_reason": {r: sum(1 for row in rows if row.get("reason") == r) for r in REASONS
                             if any(row.get("reason") == r for row in rows)},
+              # imported HIP tasks whose shipped source computes with PyTorch (the judge flags it)
+              "torch_compute_in_baseline": {cat: sum(1 for r in rows if r["category"] == cat and r.get("torch_compute"))
+                                            for cat in aka_hip.HIP_CATEGORIES if any(r["category"] == cat for r in rows)},
               "tasks": rows}
     (out / REPORT_NAME).write_text(json.dumps(report, indent=2) + "\n")
     return report
 
 
+def _task_id(task: AkaTask, mapped) -> str:
+    category = task.category if isinstance(mapped, aka_hip.HipMapped) else "triton2triton"
+    return f"{category}/{task.name}"
+
+
+def _import_hip(out: Path, tasks: list[AkaTask], parsed: dict, commit: str, echo) -> dict[str, list | str]:
+    """Write, probe (aka_hip._probe_one: the functional call, the module check, DOMAIN, forward's
+    argument types) and check (every seen config and the hidden candidates, refcheck) the torch-extension
+    tasks; {AKA path: hidden configs kept} or {AKA path: "reason: detail"} (its folder removed)."""
+    folders = {t.path: aka_hip.write_task(out, t, t.name, parsed[t.path], commit, []) for t in tasks}
+    specs = [{"reference": str((folders[t.path] / "reference.py").resolve()),
+              "config": aka_hip.smallest_seen(parsed[t.path]),
+              "atol": parsed[t.path].atol, "rtol": parsed[t.path].rtol} for t in tasks]
+    echo(f"  probing {len(tasks)} torch-extension task(s) on the CPU")
+    answers = aka_hip.probe(specs)
+    result: dict[str, list | str] = {}
+    pending: dict[str, list] = {}
+    for t, answer in zip(tasks, answers):
+        m = parsed[t.path]
+        if not answer["ok"]:
+            result[t.path] = f"{answer['reason']}: {answer['detail']}"
+            continue
+        m.domain, m.signature, m.outputs = answer["domain"], answer["signature"], answer["outputs"]
+        aka_hip.write_task(out, t, t.name, m, commit, [])
+        pending[t.path] = aka_hip.hidden_configs(m)
+    checked = check_hidden(out, {p: folders[p] for p in pending}, pending, echo)
+    for t in tasks:
+        value = result.get(t.path, checked.get(t.path))
+        if isinstance(value, str) and value.startswith("no-hidden-config: no drawn"):
+            value = "no-hidden-config: no hidden size ran the reference"
+        result[t.path] = value
+        if isinstance(value, str):
+            shutil.rmtree(folders[t.path])
+        else:
+            aka_hip.write_task(out, t, t.name, parsed[t.path], commit, value)
+    return result
+
+
 def summary_table(report: dict) -> str:
     reasons = "\n".join(f"  {r:24s} {n:4d}  {REASONS[r]}" for r, n in
                         sorted(report["by_reason"].items(), key=lambda kv: (-kv[1], kv[0])))
-    return counts_table(report["by_category"], "category") + "\n\nskipped, per reason:\n" + (reasons or "  -")
+    compute = "".join(f"\n{cat}: {n} imported task(s) whose shipped source computes with PyTorch (not a skip: "
+                      f"the judge flags it)" for cat, n in report.get("torch_compute_in_baseline", {}).items())
+    return (counts_table(report["by_category"], "category") + compute + "\n\nskipped, per reason:\n"
+            + (reasons or "  -"))
 
