@@ -55,7 +55,7 @@ def test_hip2hip_task_is_the_shipped_extension_with_aka_tolerance(imported):
     from runner.tasks.task import Origin, load_task
     out, _ = imported
     task = load_task(out / SHIFT, out)
-    assert task.kind == "torch-extension" and task.language == "torch-ext" and task.category == "hip2hip"
+    assert task.kind == "torch-extension" and task.language == "torch-ext-hip" and task.category == "hip2hip"
     assert task.entry == "hip/hip_1_ScaleShift.hip" and task.editable == ("hip/hip_1_ScaleShift.hip",)
     assert task.symbol == "forward"
     assert (out / SHIFT / task.entry).read_text() == \
