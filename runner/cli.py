@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -549,9 +548,10 @@ def _run(agent_names, selectors, suite, backend, device, budget, out, resume, co
     if not runnable:
         _fail(f"--tasks: no selected task runs on device {dev}")
     out = out or Path("runs") / f"{'+'.join(s.name for s in specs)}-{now().replace(':', '').replace('+0000', 'Z')}"
-    temp = Path(tempfile.gettempdir()).resolve()
-    if temp.is_relative_to(out.resolve()):      # the run's folder is hidden from the kernel runners
-        _fail(f"--out: {out} holds {temp}, where the kernel runners work, and no runner may see the run's "
+    from runner.evaluator.isolation import hiding_the_temp_folder
+    holding = hiding_the_temp_folder([out])       # the run's folder is hidden from the kernel runners
+    if holding:
+        _fail(f"--out: {out} holds {holding[1]}, where the kernel runners work, and no runner may see the run's "
               "folder: choose a folder of its own")
     options = RunOptions(agent=spec, more_agents=tuple(specs[1:]), device=dev, backend=backend, budget_s=budget_s,
                          tasks_root=root, agent_env=_agent_env(cli_options), timing_regime=timing_regime,

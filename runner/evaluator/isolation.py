@@ -196,6 +196,15 @@ def prepare_workdir(workdir: Path, mode: str, uid: int = RUNNER_UID) -> None:
                 pass
 
 
+def hiding_the_temp_folder(paths) -> tuple[Path, Path] | None:
+    """(the first of `paths` that holds the temporary folder, that folder), or None. The runners'
+    own folders and the isolation probe's are made in the temporary folder, so a folder hidden from
+    the runners must not hold it (`--out /tmp`): each runner would be hidden from itself."""
+    temp = Path(tempfile.gettempdir()).resolve()
+    holding = sorted(Path(p) for p in paths if temp.is_relative_to(Path(p).resolve()))
+    return (holding[0], temp) if holding else None
+
+
 def choose(hidden, device: str, forbidden_write=(), allow_unisolated: bool = False) -> Isolation:
     """The best mode that works here and passes the probe; IsolationError when none does (unless
     GAUNTLET_ALLOW_UNISOLATED=1, or `allow_unisolated`)."""

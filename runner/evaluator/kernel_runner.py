@@ -33,11 +33,10 @@ from runner.evaluator.build import EXTENSION_LANGUAGES, LAUNCHING_LANGUAGES
 from runner.evaluator.protocol import ProtocolError, Shared
 
 
-EXTENSIONS = EXTENSION_LANGUAGES       # a torch extension's: torch-ext-cuda, torch-ext-hip
-LANGUAGES = ("triton", "cuda", "hip", "c", "python", *EXTENSIONS)
+LANGUAGES = ("triton", "cuda", "hip", "c", "python", *EXTENSION_LANGUAGES)
 # Kernels called through PyTorch, whose ops the op watch sees: Python ones, and a torch extension's C++
 # (its at::/torch:: calls go through the dispatcher, where the watch's dispatch mode sits).
-WATCHED_LANGUAGES = ("triton", "python", *EXTENSIONS)
+WATCHED_LANGUAGES = ("triton", "python", *EXTENSION_LANGUAGES)
 
 
 def _as_tuple(out):
@@ -147,7 +146,7 @@ class Runner:
                     os.environ.setdefault("TRITON_INTERPRET", "1")
                 self.kernel = load_python(tree / entry, symbol, name)
             else:
-                self.kernel = (load_extension if language in EXTENSIONS else load_native)(library, symbol, name)
+                self.kernel = (load_extension if language in EXTENSION_LANGUAGES else load_native)(library, symbol, name)
         except CompileError as exc:
             return {"ok": True, "compiled": False, "log": str(exc)[-16000:]}
         if language == "triton":

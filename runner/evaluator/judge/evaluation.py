@@ -20,7 +20,7 @@ from runner.candidate import kernel_tree
 from runner.evaluator import arena, devtrace, protocol, timing
 from runner.evaluator.build import LAUNCHING_LANGUAGES
 from runner.evaluator.gpulock import exclusive_device
-from runner.evaluator.isolation import Isolation, IsolationError, choose
+from runner.evaluator.isolation import Isolation, IsolationError, choose, hiding_the_temp_folder
 from runner.evaluator.judge import roofline, static_checks
 from runner.evaluator.judge import policy
 from runner.evaluator.judge.config_judge import Judge, Phases
@@ -216,12 +216,9 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             hidden.add(Path(candidate_dir))
         if out_dir is not None:
             hidden.add(Path(out_dir))
-        # The runners' own folders (and the isolation probe's) are made in the temporary folder: a
-        # hidden folder that holds it (`--out /tmp/result.json`) would hide each runner from itself.
-        temp = Path(tempfile.gettempdir()).resolve()
-        holding = sorted(str(h) for h in hidden if h != scratch and temp.is_relative_to(Path(h).resolve()))
+        holding = hiding_the_temp_folder(h for h in hidden if h != scratch)
         if holding:
-            evaluation.error = (f"{holding[0]} holds {temp}, where the kernel runners work, and no runner may see it "
+            evaluation.error = (f"{holding[0]} holds {holding[1]}, where the kernel runners work, and no runner may see it "
                                 "(the verdict's folder and the task's are hidden from them): write the verdict "
                                 "into a folder of its own")
             return evaluation

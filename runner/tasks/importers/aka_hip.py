@@ -41,11 +41,11 @@ import math
 import re
 import shlex
 import shutil
-import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from runner.tasks.importers.common import probe_in_child
 
 CHECKER = "eval_tools/correctness_check.py"
 HIP_CATEGORIES = ("hip2hip", "torch2hip")
@@ -657,28 +657,9 @@ def _probe_one(spec: dict) -> dict:
 
 
 def probe(specs: list[dict]) -> list[dict]:
-    """One child process (torch imported once) answers every spec in order; a spec that takes the child
+    """Every spec answered in one child process (common.probe_in_child); a spec that takes the child
     down or past the time guard is a probe-failed skip and the child restarts for the rest."""
-    from runner.resources import IMPORT_ROOT
-    answers: list[dict] = []
-    while len(answers) < len(specs):
-        pending = specs[len(answers):]
-        with tempfile.TemporaryDirectory(prefix="aka-hip-probe-") as tmp:
-            spec_file, report = Path(tmp) / "specs.json", Path(tmp) / "answers.jsonl"
-            spec_file.write_text(json.dumps(pending))
-            report.touch()
-            try:
-                proc = subprocess.run([sys.executable, "-m", "runner.tasks.importers.aka_hip", str(spec_file),
-                                       str(report)], capture_output=True, text=True,
-                                      timeout=PROBE_TIMEOUT_S * len(pending) + 60, cwd=IMPORT_ROOT)
-                tail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1][:200]
-            except subprocess.TimeoutExpired:
-                tail = "no answer in time"
-            done = [json.loads(ln) for ln in report.read_text().splitlines() if ln.strip()]
-        answers += done
-        if len(answers) < len(specs):
-            answers.append({"ok": False, "reason": "probe-failed", "detail": tail})
-    return answers
+    return probe_in_child("runner.tasks.importers.aka_hip", specs, PROBE_TIMEOUT_S)
 
 
 def main(argv: list[str]) -> int:

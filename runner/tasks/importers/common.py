@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 
@@ -54,3 +56,28 @@ def counts_table(counts: dict[str, dict], group_title: str, total_key: str = "to
         skipped = ", ".join(f"{r}: {n}" for r, n in sorted(entry["skipped"].items(), key=lambda kv: (-kv[1], kv[0])))
         lines.append(f"{group:{width}s} {entry[total_key]:8d} {entry['imported']:8d}  {skipped or '-'}")
     return "\n".join(lines)
+
+
+def probe_in_child(module: str, specs: list[dict], timeout_per_spec_s: float) -> list[dict]:
+    """Check specs in one child process, `python -m module SPECS ANSWERS` (torch imported once per
+    batch, not per spec): one JSON answer per spec, in order. A spec that takes the child down or past
+    its time is a probe-failed skip, and the child is restarted for the rest."""
+    from runner.resources import IMPORT_ROOT
+    answers: list[dict] = []
+    while len(answers) < len(specs):
+        pending = specs[len(answers):]
+        with tempfile.TemporaryDirectory(prefix="gauntlet-import-probe-") as tmp:
+            spec_file, report = Path(tmp) / "specs.json", Path(tmp) / "answers.jsonl"
+            spec_file.write_text(json.dumps(pending))
+            report.touch()
+            try:
+                proc = subprocess.run([sys.executable, "-m", module, str(spec_file), str(report)],
+                                      capture_output=True, text=True,
+                                      timeout=timeout_per_spec_s * len(pending) + 60, cwd=IMPORT_ROOT)
+                tail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1][:200]
+            except subprocess.TimeoutExpired:
+                tail = "no answer in time"
+            answers += [json.loads(ln) for ln in report.read_text().splitlines() if ln.strip()]
+        if len(answers) < len(specs):        # the child died on the next one: blame it, go on
+            answers.append({"ok": False, "reason": "probe-failed", "detail": tail})
+    return answers

@@ -21,14 +21,12 @@ import json
 import math
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runner.tasks.importers.common import commit_of, count_rows, counts_table, source_toml
-from runner.resources import IMPORT_ROOT
+from runner.tasks.importers.common import commit_of, count_rows, counts_table, probe_in_child, source_toml
 
 CATEGORIES = ("torch2triton", "torch2cuda", "torch2hip")
 REPORT_NAME = "kernelbench-import.json"
@@ -365,29 +363,9 @@ def _spec(reference_py: Path, problem: Problem, limits: Limits) -> dict:
 
 
 def probe_batch(specs: list[dict]) -> list[dict]:
-    """Check generated references in one child process (torch is imported once per batch, not per
-    problem): one JSON answer per spec, in order. A problem that takes the child down or past
-    PROBE_TIMEOUT_S is a probe-failed skip; the child is restarted for the rest."""
-    answers: list[dict] = []
-    while len(answers) < len(specs):
-        pending = specs[len(answers):]
-        with tempfile.TemporaryDirectory(prefix="kb-probe-") as tmp:
-            spec_file, report = Path(tmp) / "specs.json", Path(tmp) / "answers.jsonl"
-            spec_file.write_text(json.dumps(pending))
-            report.touch()
-            try:
-                proc = subprocess.run([sys.executable, "-m", "runner.tasks.importers.kernelbench", str(spec_file),
-                                       str(report)], capture_output=True, text=True,
-                                      timeout=PROBE_TIMEOUT_S * len(pending) + 60,
-                                      cwd=IMPORT_ROOT)
-                tail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1][:200]
-            except subprocess.TimeoutExpired:
-                tail = "no answer in time"
-            done = [json.loads(ln) for ln in report.read_text().splitlines() if ln.strip()]
-        answers += done
-        if len(answers) < len(specs):        # the child died on the next one: blame it, go on
-            answers.append({"ok": False, "reason": "probe-failed", "detail": tail})
-    return answers
+    """Check generated references in one child process (common.probe_in_child): one JSON answer per
+    spec, in order; a problem that takes the child down or past PROBE_TIMEOUT_S is a probe-failed skip."""
+    return probe_in_child("runner.tasks.importers.kernelbench", specs, PROBE_TIMEOUT_S)
 
 
 class _TooLong(BaseException):
