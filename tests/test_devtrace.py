@@ -214,6 +214,18 @@ def test_the_injection_library_builds_against_cupti(tmp_path):
     assert oct(library.stat().st_mode & 0o777) == "0o755"
 
 
+def test_evaluations_side_by_side_build_the_library_at_once(tmp_path):
+    """--jobs: evaluations that find no library build it together; each gets the whole library
+    (on an H200 one's rename took another's half-built file: 'No such file ... .tmp')."""
+    if not devtrace._cupti_dirs():
+        pytest.skip("no CUPTI headers on this machine (the CUDA toolkit is installed by scripts/install.sh on CI)")
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(4) as pool:
+        built = list(pool.map(lambda _: devtrace.build(tmp_path), range(4)))
+    assert len(set(built)) == 1 and built[0].is_file()
+    assert not list(built[0].parent.glob("*.tmp"))
+
+
 def test_a_cache_it_cannot_write_is_unavailable_not_a_crash(tmp_path):
     """On by default: a judge whose cache folder cannot be made gets a note (Unavailable), never an
     evaluation that fails."""
@@ -450,3 +462,94 @@ def test_a_flood_of_records_is_a_finding_and_never_fills_the_judge(monkeypatch):
         assert reader.take_batch(timeout_s=1) is None
     finally:
         _close(reader)
+
+
+# -- PyTorch's libraries and the reference's own kernels: is_torch beyond the `at::` namespace ------
+def mangled(*scope: str, args: str = "EEvv") -> str:
+    """A C++ kernel's name as nvcc mangles it: each identifier length-prefixed (N...E for a scope)."""
+    words = "".join(f"{len(w)}{w}" for w in scope)
+    return f"_ZN{words}{args}" if len(scope) > 1 else f"_Z{words}{args}"
+
+
+# The vendor's names for the kernels torch.matmul, F.conv2d and attention ran in the references'
+# calls on an H200 (results/gpu-2026-11-29d.md: every name the traces of 2026-11-27..29 hold).
+LIBRARY_KERNELS = [
+    "nvjet_sm90_tst_24x64_64x16_4x2_h_bz_TNN",                                               # cuBLASLt
+    "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize32x128x8_stage3_warpsize1x2x1_ffma_aligna4_alignc4_execute_kernel_trt",
+    "sm80_xmma_fprop_implicit_gemm_f32f32_f32f32_f32_nchwkcrs_nchw_tilesize32x32x8_stage3_warpsize1x2x1",  # cuDNN
+    "ampere_sgemm_128x64_nn",
+    mangled("gemv2T_kernel_val", args="IiiffffLi128ELi16ELi2ELi2ELb0ELb0E18cublasGemvParamsExIiEEvT9_"),
+    mangled("internal", "gemvx", "kernel", args="IiiffffLb0ELb1EEEvT9_"),
+    mangled("cublasLt", "splitKreduce_kernel", args="ILi16EiffffLb0EEEv18cublasSplitKParamsIfE"),
+    mangled("cutlass", "Kernel2", args="I36cutlass_80_simt_sgemm_256x128_8x4_nn_align1EEvNT_6ParamsE"),
+    mangled("cutlass", "device_kernel", args="IN2at4cuda6detail24enable_3x_kernel_for_sm9xEEEvv"),  # PyTorch's fp8 GEMM
+    mangled("cudnn", "cnn", "conv2d_grouped_direct_kernel", args="IfffEEvv"),
+    mangled("implicit_convolve_sgemm", args="IffLi1024ELi5ELi5EEvv"),
+    mangled("pytorch_flash", "flash_fwd_kernel", args="I23Flash_fwd_kernel_traitsEEvv"),     # SDPA
+    "fmha_cutlassF_f16_aligned_64x128_rf_sm80",
+    "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x64x64_4x1x1_kernel0_0",
+    mangled("at_cuda_detail", "cub", "DeviceRadixSortOnesweepKernel", args="IfEEvv"),         # torch.sort's CUB
+    "triton_poi_fused_add_mul_0", "triton_red_fused_sum_1", "triton_tem_fused_mm_2",          # torch.compile's
+]
+# Kernels honest candidates launched on the H200 (the oracles of the headline suite), and names an
+# honest kernel may well have: none is PyTorch's.
+OWN_KERNELS = [
+    "_dequant_kernel", "_flash_causal_kernel", "_grouped_gemm", "_gemm_fp8_block", "transpose_tiled",
+    mangled("topk_rows", args="ILi256EEvPKflllPfPl"), mangled("softmax_group", args="ILi4ELi4EEvPKfPfll"),
+    mangled("silu_mul_vec8", args="I6__halfEEvPKT_PS0_l"),
+    mangled("scale_kernel", args="IN3c104HalfEEvPT_l"),                  # on at::Half, which is c10::Half
+    mangled("cutlass", "device_kernel", args="IN7cutlass4gemm6kernel13GemmUniversalEEEvv"),  # the candidate's CUTLASS
+    "hopper_gemm_kernel", "ampere_tile_copy", "flash_attn_fwd", "gemm_kernel", "sgemm_128x64",
+]
+
+
+@pytest.mark.parametrize("name", LIBRARY_KERNELS)
+def test_the_kernels_of_pytorch_s_libraries_are_pytorch_computing(name):
+    assert devtrace.is_torch(name), devtrace.identifiers(name)
+
+
+@pytest.mark.parametrize("name", OWN_KERNELS)
+def test_a_candidate_s_own_kernels_are_not_pytorch_s(name):
+    assert not devtrace.is_torch(name), devtrace.identifiers(name)
+
+
+def test_torch_matmul_reached_past_the_op_watch_is_a_fallback_on_the_device():
+    """A PyTorch->Triton candidate that cleared the in-process op watch and called torch.matmul: the
+    device ran cuBLAS's kernel inside its calls, and nothing of its own."""
+    cand = batches(Timeline(), inside=(LIBRARY_KERNELS[0],))
+    found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True)
+    assert any(f.startswith("torch_fallback") and "nvjet_sm90" in f for f in found), found
+    assert any(f.startswith("no_kernel_launch") for f in found), found
+
+
+SOFTMAX_WARP = mangled("_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f63", "softmax_warp_forward",
+                       args="IfffLi10ELb0ELb0EEEvPT0_PKT_iii")
+
+
+def test_the_reference_s_own_kernels_in_a_candidate_s_call_are_pytorch_s():
+    """torch.softmax's kernel lives in an anonymous namespace of SoftMax.cu: no name rule knows it
+    as PyTorch's. The reference ran it on the config, so in the candidate's calls it is PyTorch
+    computing for the candidate, in timed and in correctness calls. Its fills are not."""
+    assert not devtrace.is_torch(SOFTMAX_WARP)
+    cand = batches(Timeline(), inside=(OWN, SOFTMAX_WARP))
+    assert not [f for f in devtrace.findings(cand, baseline_batches(), own_kernel_required=True)
+                if f.startswith("torch_fallback")]
+    reference = devtrace.reference_kernels([[devtrace.Op("kernel", n, 8, 7, 0, 1, 1, 1)]
+                                            for n in (SOFTMAX_WARP, ATEN_FILL, GATE, END)])
+    assert reference == {SOFTMAX_WARP}
+    found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True, reference=reference)
+    assert any(f.startswith("torch_fallback") and "softmax_warp_forward" in f for f in found), found
+    calls = [b.inside[0] for b, _ in cand]
+    assert devtrace.call_findings(calls, None, reference)
+    honest = batches(Timeline(), inside=(ATEN_FILL, OWN))
+    assert devtrace.findings(honest, baseline_batches(), own_kernel_required=True, reference=reference) == []
+
+
+def test_an_x_to_x_task_s_shipped_code_may_call_a_library_per_call():
+    """A Triton->Triton task whose shipped code runs one cuBLAS GEMM a call beside its kernel: the
+    candidate may too (its glue); a second one a call is beyond it."""
+    gemm = LIBRARY_KERNELS[0]
+    glue = glue_of((OWN, gemm))
+    assert glue.counts == {gemm: 1}
+    assert torch_findings(batches(Timeline(), inside=(OWN, gemm)), glue) == []
+    assert torch_findings(batches(Timeline(), inside=(OWN, gemm, gemm)), glue)

@@ -36,6 +36,7 @@ import fcntl
 import glob
 import hashlib
 import os
+import re
 import select
 import shutil
 import struct
@@ -62,6 +63,21 @@ MARKERS = (GATE, END, BATCH, CALL)
 # what guard.ALLOWED_ATEN lets a Triton candidate do; any other `at::` kernel computes.
 TORCH_PREFIXES = ("_ZN2at", "_ZN3c10")
 TORCH_GLUE = ("FillFunctor", "copy_kernel", "arange", "fill_kernel")
+# The kernels of the libraries PyTorch computes with, by the names their vendors give them (an
+# identifier of the kernel's name, mangled or not): torch.matmul's cuBLAS/cuBLASLt GEMMs and GEMVs,
+# convolutions' cuDNN, attention's bundled FlashAttention and memory-efficient kernels, PyTorch's
+# CUTLASS instantiations (`at::` in their template arguments), torch.compile's generated Triton.
+# A candidate that reaches one past the dispatcher (ctypes, a C++ call, an op watch it cleared) runs
+# the library's kernel, named as the library names it: the name is the evidence, read outside its
+# process. Names seen in H200 traces: results/gpu-2026-11-29d.md.
+LIBRARY_WORDS = re.compile(
+    r"^(?:cublas|cudnn|cufft|cusparse|cusolver|curand|magma|cask_"        # the library's name in an identifier
+    r"|nvjet_|sm\d+a?_xmma_|xmma_|cutlass_\d+_|cutlass3x_|implicit_convolve"  # cuBLAS(Lt), cuDNN kernels
+    r"|at_cuda_detail$"                                                      # PyTorch's own copy of CUB
+    r"|(?:ampere|volta|turing|maxwell)_\w*gemm\w*_\d+x\d+"                # cuBLAS's older GEMMs, tile in the name
+    r"|gemvx$|gemv2[TN]_|gemmk1_|gemmSN_|splitKreduce_"                    # cuBLAS's GEMV and split-K kernels
+    r"|pytorch_flash$|PyTorchMemEffAttention$|fmha_cutlass"               # PyTorch's attention kernels
+    r"|triton_(?:poi|red|per|tem|spl|for|unk)_)")                          # torch.compile's (Inductor's) Triton
 # A sample shorter than the call's device time by more than this is a clock that missed work.
 SHORT_ABS_MS, SHORT_REL = 0.003, 0.10
 EARLY_ABS_MS = 0.001     # a call's work that ran before its gate ended; the device's timestamps are ns
@@ -131,12 +147,15 @@ def build(cache: Path) -> Path:
     try:         # on by default: a host that cannot build it gets a note, never a failed evaluation
         out.parent.mkdir(parents=True, exist_ok=True)
         libname = sorted(lib.glob("libcupti.so*"), key=lambda p: len(p.name))[0]
-        argv = [compiler, "-shared", "-fPIC", "-pthread", "-O2", "-I", str(include), str(SOURCE), "-o", str(out) + ".tmp",
+        # A temporary name of this process's own: evaluations side by side (--jobs) build at once,
+        # and one's rename took the file another was about to rename (session 10's H200 run).
+        tmp = f"{out}.{os.getpid()}.{threading.get_ident()}.tmp"
+        argv = [compiler, "-shared", "-fPIC", "-pthread", "-O2", "-I", str(include), str(SOURCE), "-o", tmp,
                 str(libname), f"-Wl,-rpath,{lib}"]
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
         if proc.returncode != 0:
             raise Unavailable(f"trace library did not build: {(proc.stderr or proc.stdout)[-300:]}")
-        os.replace(str(out) + ".tmp", out)
+        os.replace(tmp, out)      # atomic: a process that finds `out` finds a whole library
         for path in (out, out.parent):
             path.chmod(0o755)
     except (OSError, IndexError, subprocess.SubprocessError) as exc:
@@ -330,15 +349,31 @@ class Reader:
 
 
 # -- one batch ------------------------------------------------------------------------------------
-def is_torch(name: str) -> bool:
-    return name.startswith(TORCH_PREFIXES) and not any(g in name for g in TORCH_GLUE)
+def is_torch(name: str, reference: frozenset[str] = frozenset()) -> bool:
+    """PyTorch computing: its own kernels (less allocation's fills and copies), its libraries', and
+    in a PyTorch->X task any kernel the reference (PyTorch itself) ran on the config: `reference`.
+    The last holds what no name rule can, PyTorch's kernels in anonymous namespaces
+    (`softmax_warp_forward` of SoftMax.cu), whatever op a candidate reaches them through."""
+    if any(g in name for g in TORCH_GLUE):
+        return False
+    return name.startswith(TORCH_PREFIXES) or name in reference or is_library(name)
 
 
-def readable(name: str, limit: int = 90) -> str:
-    """A mangled C++ kernel name as the identifiers it is made of (at::native::kernel<Functor...>),
-    enough to say which operation ran; any other name as it is."""
+def is_library(name: str) -> bool:
+    words = identifiers(name)
+    if any(LIBRARY_WORDS.match(w) for w in words):
+        return True
+    # PyTorch's own instantiations of CUTLASS kernels (its fp8 rowwise GEMMs): `at::cuda`/`at::native`
+    # in the template's arguments of a cutlass/cute kernel.
+    return words[0] in ("cutlass", "cute") and any(a == "at" and b in ("cuda", "native")
+                                                   for a, b in zip(words, words[1:]))
+
+
+def identifiers(name: str) -> list[str]:
+    """The identifiers a kernel's name is made of: a mangled C++ name's length-prefixed words
+    (namespaces, the function, its template arguments' types), any other name whole."""
     if not name.startswith("_Z"):
-        return name[:limit]
+        return [name]
     words, i = [], 2
     while i < len(name):
         if name[i].isdigit():
@@ -350,7 +385,15 @@ def readable(name: str, limit: int = 90) -> str:
             i = j + size
         else:
             i += 1
-    words = [w for w in words if w]
+    return [w for w in words if w]
+
+
+def readable(name: str, limit: int = 90) -> str:
+    """A mangled C++ kernel name as the identifiers it is made of (at::native::kernel<Functor...>),
+    enough to say which operation ran; any other name as it is."""
+    if not name.startswith("_Z"):
+        return name[:limit]
+    words = identifiers(name)
     text = "::".join(words[:3]) + (f"<{' '.join(words[3:])}>" if len(words) > 3 else "")
     return (text or name)[:limit]
 
@@ -434,19 +477,20 @@ def _distinct(segments: list[Counter]) -> list[Counter]:
 
 
 def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], *, own_kernel_required: bool,
-             glue: Glue | None = None) -> list[str]:
+             glue: Glue | None = None, reference: frozenset[str] = frozenset()) -> list[str]:
     """Flags from one config's batches: the candidate's (with the samples its runner reported) read
     against the baseline's. Each names what the device recorded. `glue`: the PyTorch kernels the
-    candidate's calls may run (an X->X task's baseline's own: Glue.of), else none."""
+    candidate's calls may run (an X->X task's baseline's own: Glue.of), else none; `reference`: a
+    PyTorch->X task's reference's kernels (reference_kernels), PyTorch's wherever they run."""
     found = []
     for batch, _ in candidate:
         found += [f"device_trace: {p}" for p in batch.problems]
     whole = [(b, s) for b, s in candidate if not b.problems]
     if not whole:
         return list(dict.fromkeys(found))
-    found += _torch_fallback([call for b, _ in whole for call in b.inside], "timed calls", glue or Glue())
+    found += _torch_fallback([call for b, _ in whole for call in b.inside], "timed calls", glue or Glue(), reference)
     own = [op for b, _ in whole for call in b.inside for op in call
-           if op.kind == "kernel" and not is_torch(op.name) and op.name not in MARKERS]
+           if op.kind == "kernel" and not is_torch(op.name, reference) and op.name not in MARKERS]
     if own_kernel_required and not own:
         found.append("no_kernel_launch: the device trace saw no kernel of the candidate's own in any timed call")
     clean = [b for b in baseline if not b.problems]
@@ -506,13 +550,20 @@ def _host_transfer(candidate: list[tuple[Batch, list[float]]], baseline: list[Ba
             f"between host and device inside the call (allowed {allowed}): work done off the device"]
 
 
-def _torch_kernels(call: list[Op]) -> list[Op]:
-    return [op for op in call if op.kind == "kernel" and is_torch(op.name)]
+def _torch_kernels(call: list[Op], reference: frozenset[str] = frozenset()) -> list[Op]:
+    return [op for op in call if op.kind == "kernel" and is_torch(op.name, reference)]
 
 
 def _torch_ms(call: list[Op]) -> float:
     """The device time of PyTorch's own kernels in one call (each kernel's, summed over streams)."""
     return sum(op.end - op.start for op in _torch_kernels(call)) / 1e6
+
+
+def reference_kernels(calls: list[list[Op]]) -> frozenset[str]:
+    """The kernels a PyTorch->X task's reference ran in its calls (it is PyTorch): less the
+    harness's markers and allocation's fills and copies, which a candidate runs too."""
+    return frozenset(op.name for call in calls for op in call
+                     if op.kind == "kernel" and op.name not in MARKERS and not any(g in op.name for g in TORCH_GLUE))
 
 
 @dataclass(frozen=True)
@@ -531,7 +582,7 @@ class Glue:
         return cls(counts, max(map(_torch_ms, calls), default=0.0))
 
 
-def _torch_fallback(calls: list[list[Op]], where: str, glue: Glue) -> list[str]:
+def _torch_fallback(calls: list[list[Op]], where: str, glue: Glue, reference: frozenset[str] = frozenset()) -> list[str]:
     """PyTorch's own kernels inside the candidate's calls beyond `glue`, each bound its finding:
     a kernel launched more often in a call than the glue's count (in any call: launches do not
     jitter), and PyTorch device time past GLUE_REL x the glue's + GLUE_ABS_MS (in most calls, as
@@ -539,7 +590,7 @@ def _torch_fallback(calls: list[list[Op]], where: str, glue: Glue) -> list[str]:
     correctness calls). The names say what; the time, that the same kernels did more work."""
     extra = Counter()
     for call in calls:
-        extra |= Counter(op.name for op in _torch_kernels(call)) - glue.counts
+        extra |= Counter(op.name for op in _torch_kernels(call, reference)) - glue.counts
     found = []
     if extra:
         names = ", ".join(readable(n) for n, _ in extra.most_common(3))
@@ -559,9 +610,9 @@ def _torch_fallback(calls: list[list[Op]], where: str, glue: Glue) -> list[str]:
     return found
 
 
-def call_findings(calls: list[list[Op]], glue: Glue | None = None) -> list[str]:
+def call_findings(calls: list[list[Op]], glue: Glue | None = None, reference: frozenset[str] = frozenset()) -> list[str]:
     """PyTorch computing inside the candidate's correctness calls (the judge's checked calls)."""
-    return _torch_fallback(calls, "correctness calls", glue or Glue())
+    return _torch_fallback(calls, "correctness calls", glue or Glue(), reference)
 
 
 def runner_env(library: Path, write_fd: int) -> dict:

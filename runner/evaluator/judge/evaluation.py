@@ -464,10 +464,11 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
     # where both runners went through the same calls), the candidate's against the baseline's
     baseline_left = [call for r in started_runners if r.role == "baseline" for call in r.calls_left]
     glue = None if task.baseline_is_reference else devtrace.Glue.of(baseline_left)
+    reference = devtrace.reference_kernels(baseline_left) if task.baseline_is_reference else frozenset()
     for runner in started_runners:
         flags += runner.outside_findings
         if runner.role == "candidate":
-            flags += devtrace.call_findings(runner.calls_left, glue)
+            flags += devtrace.call_findings(runner.calls_left, glue, reference)
     changed = [p for p, h in task_digest(folders).items() if digest_before.get(p) != h]
     changed += [p for p in digest_before if not Path(p).exists()]
     if changed:

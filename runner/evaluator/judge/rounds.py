@@ -231,11 +231,14 @@ class Rounds:
         # X->X: the PyTorch kernels the task's shipped code runs itself on this config, in the same
         # kind of call (timed, correctness: the baseline's runner went through the very same calls)
         glue = call_glue = None
+        reference = frozenset()
         if self.baseline_glue:
             glue = devtrace.Glue.of([call for b in base for call in b.inside])
             call_glue = devtrace.Glue.of(base_calls)
-        found = devtrace.findings(cand, base, own_kernel_required=True, glue=glue)
-        found += devtrace.call_findings(cand_calls, call_glue)
+        else:    # PyTorch->X: the baseline is PyTorch, each of its kernels PyTorch's in the candidate's calls
+            reference = devtrace.reference_kernels([call for b in base for call in b.inside] + base_calls)
+        found = devtrace.findings(cand, base, own_kernel_required=True, glue=glue, reference=reference)
+        found += devtrace.call_findings(cand_calls, call_glue, reference)
         trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: what each rule read
         if trace:
             with open(trace, "a") as fh:
