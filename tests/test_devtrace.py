@@ -537,12 +537,33 @@ def test_the_reference_s_own_kernels_in_a_candidate_s_call_are_pytorch_s():
     reference = devtrace.reference_kernels([[devtrace.Op("kernel", n, 8, 7, 0, 1, 1, 1)]
                                             for n in (SOFTMAX_WARP, ATEN_FILL, GATE, END)])
     assert reference == {SOFTMAX_WARP}
-    found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True, reference=reference)
+    foreign = devtrace.Foreign(reference)
+    found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True, foreign=foreign)
     assert any(f.startswith("torch_fallback") and "softmax_warp_forward" in f for f in found), found
     calls = [b.inside[0] for b, _ in cand]
-    assert devtrace.call_findings(calls, None, reference)
+    assert devtrace.call_findings(calls, None, foreign)
     honest = batches(Timeline(), inside=(ATEN_FILL, OWN))
-    assert devtrace.findings(honest, baseline_batches(), own_kernel_required=True, reference=reference) == []
+    assert devtrace.findings(honest, baseline_batches(), own_kernel_required=True, foreign=foreign) == []
+
+
+def test_a_triton_task_s_candidate_writes_no_cxx_kernel():
+    """Triton names its kernels plainly: in a Triton task (X->X too, where the reference is not
+    traced) a mangled kernel in the candidate's call is PyTorch's or a library's, the anonymous
+    namespace's softmax among them; the shipped code's own (its glue) stays allowed per call. A
+    CUDA task's candidate's C++ kernels are its own."""
+    triton = devtrace.Foreign(cxx=True)
+    cand = batches(Timeline(), inside=(OWN, SOFTMAX_WARP))
+    found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True, foreign=triton)
+    assert any(f.startswith("torch_fallback") and "softmax_warp_forward" in f for f in found), found
+    assert devtrace.findings(batches(Timeline(), inside=(ATEN_FILL, OWN)), baseline_batches(),
+                             own_kernel_required=True, foreign=triton) == []
+    glue = devtrace.Glue.of([call for b, _ in batches(Timeline(pid=8), inside=(OWN, SOFTMAX_WARP))
+                             for call in b.inside], triton)
+    assert glue.counts == {SOFTMAX_WARP: 1}
+    assert [f for f in devtrace.findings(cand, baseline_batches(), own_kernel_required=True, glue=glue, foreign=triton)
+            if f.startswith("torch_fallback")] == []
+    cuda_own = batches(Timeline(), inside=(mangled("topk_rows", args="ILi256EEvPKflllPfPl"),))
+    assert devtrace.findings(cuda_own, baseline_batches(), own_kernel_required=True) == []
 
 
 def test_an_x_to_x_task_s_shipped_code_may_call_a_library_per_call():

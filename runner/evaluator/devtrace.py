@@ -349,14 +349,25 @@ class Reader:
 
 
 # -- one batch ------------------------------------------------------------------------------------
-def is_torch(name: str, reference: frozenset[str] = frozenset()) -> bool:
+@dataclass(frozen=True)
+class Foreign:
+    """What else a task's candidate cannot have written, beyond PyTorch's and its libraries' names.
+    `reference`: a PyTorch->X task's reference's kernels on the config (reference_kernels): it is
+    PyTorch, so they are PyTorch's wherever they run. `cxx`: a Triton task, whose kernels Triton
+    names plainly: a C++ (mangled) kernel is PyTorch's or a library's. Both hold what no name rule
+    can, PyTorch's kernels in anonymous namespaces (`softmax_warp_forward` of SoftMax.cu), whatever
+    op a candidate reaches them through."""
+    reference: frozenset[str] = frozenset()
+    cxx: bool = False
+
+
+def is_torch(name: str, foreign: Foreign = Foreign()) -> bool:
     """PyTorch computing: its own kernels (less allocation's fills and copies), its libraries', and
-    in a PyTorch->X task any kernel the reference (PyTorch itself) ran on the config: `reference`.
-    The last holds what no name rule can, PyTorch's kernels in anonymous namespaces
-    (`softmax_warp_forward` of SoftMax.cu), whatever op a candidate reaches them through."""
-    if any(g in name for g in TORCH_GLUE):
+    what `foreign` says this task's candidate cannot have written."""
+    if any(g in name for g in TORCH_GLUE) or name in MARKERS:
         return False
-    return name.startswith(TORCH_PREFIXES) or name in reference or is_library(name)
+    return (name.startswith(TORCH_PREFIXES) or name in foreign.reference or (foreign.cxx and name.startswith("_Z"))
+            or is_library(name))
 
 
 def is_library(name: str) -> bool:
@@ -477,20 +488,20 @@ def _distinct(segments: list[Counter]) -> list[Counter]:
 
 
 def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], *, own_kernel_required: bool,
-             glue: Glue | None = None, reference: frozenset[str] = frozenset()) -> list[str]:
+             glue: Glue | None = None, foreign: Foreign = Foreign()) -> list[str]:
     """Flags from one config's batches: the candidate's (with the samples its runner reported) read
     against the baseline's. Each names what the device recorded. `glue`: the PyTorch kernels the
-    candidate's calls may run (an X->X task's baseline's own: Glue.of), else none; `reference`: a
-    PyTorch->X task's reference's kernels (reference_kernels), PyTorch's wherever they run."""
+    candidate's calls may run (an X->X task's baseline's own: Glue.of), else none; `foreign`: what
+    else is PyTorch's for this task (Foreign)."""
     found = []
     for batch, _ in candidate:
         found += [f"device_trace: {p}" for p in batch.problems]
     whole = [(b, s) for b, s in candidate if not b.problems]
     if not whole:
         return list(dict.fromkeys(found))
-    found += _torch_fallback([call for b, _ in whole for call in b.inside], "timed calls", glue or Glue(), reference)
+    found += _torch_fallback([call for b, _ in whole for call in b.inside], "timed calls", glue or Glue(), foreign)
     own = [op for b, _ in whole for call in b.inside for op in call
-           if op.kind == "kernel" and not is_torch(op.name, reference) and op.name not in MARKERS]
+           if op.kind == "kernel" and not is_torch(op.name, foreign) and op.name not in MARKERS]
     if own_kernel_required and not own:
         found.append("no_kernel_launch: the device trace saw no kernel of the candidate's own in any timed call")
     clean = [b for b in baseline if not b.problems]
@@ -550,13 +561,13 @@ def _host_transfer(candidate: list[tuple[Batch, list[float]]], baseline: list[Ba
             f"between host and device inside the call (allowed {allowed}): work done off the device"]
 
 
-def _torch_kernels(call: list[Op], reference: frozenset[str] = frozenset()) -> list[Op]:
-    return [op for op in call if op.kind == "kernel" and is_torch(op.name, reference)]
+def _torch_kernels(call: list[Op], foreign: Foreign = Foreign()) -> list[Op]:
+    return [op for op in call if op.kind == "kernel" and is_torch(op.name, foreign)]
 
 
-def _torch_ms(call: list[Op]) -> float:
+def _torch_ms(call: list[Op], foreign: Foreign = Foreign()) -> float:
     """The device time of PyTorch's own kernels in one call (each kernel's, summed over streams)."""
-    return sum(op.end - op.start for op in _torch_kernels(call)) / 1e6
+    return sum(op.end - op.start for op in _torch_kernels(call, foreign)) / 1e6
 
 
 def reference_kernels(calls: list[list[Op]]) -> frozenset[str]:
@@ -575,14 +586,14 @@ class Glue:
     ms: float = 0.0
 
     @classmethod
-    def of(cls, calls: list[list[Op]]) -> "Glue":
+    def of(cls, calls: list[list[Op]], foreign: Foreign = Foreign()) -> "Glue":
         counts = Counter()
         for call in calls:
-            counts |= Counter(op.name for op in _torch_kernels(call))      # | keeps the larger count
-        return cls(counts, max(map(_torch_ms, calls), default=0.0))
+            counts |= Counter(op.name for op in _torch_kernels(call, foreign))      # | keeps the larger count
+        return cls(counts, max((_torch_ms(call, foreign) for call in calls), default=0.0))
 
 
-def _torch_fallback(calls: list[list[Op]], where: str, glue: Glue, reference: frozenset[str] = frozenset()) -> list[str]:
+def _torch_fallback(calls: list[list[Op]], where: str, glue: Glue, foreign: Foreign = Foreign()) -> list[str]:
     """PyTorch's own kernels inside the candidate's calls beyond `glue`, each bound its finding:
     a kernel launched more often in a call than the glue's count (in any call: launches do not
     jitter), and PyTorch device time past GLUE_REL x the glue's + GLUE_ABS_MS (in most calls, as
@@ -590,29 +601,29 @@ def _torch_fallback(calls: list[list[Op]], where: str, glue: Glue, reference: fr
     correctness calls). The names say what; the time, that the same kernels did more work."""
     extra = Counter()
     for call in calls:
-        extra |= Counter(op.name for op in _torch_kernels(call, reference)) - glue.counts
+        extra |= Counter(op.name for op in _torch_kernels(call, foreign)) - glue.counts
     found = []
     if extra:
         names = ", ".join(readable(n) for n, _ in extra.most_common(3))
         beyond = " beyond the task's shipped code's own per call" if glue.counts else ""
         found.append(f"torch_fallback: the device trace saw PyTorch's own kernels in {where}{beyond} ({names})")
     limit = GLUE_REL * glue.ms + GLUE_ABS_MS
-    over = [call for call in calls if _torch_ms(call) > limit]
+    over = [call for call in calls if _torch_ms(call, foreign) > limit]
     if glue.counts and len(over) > len(calls) // 2:
         spent = Counter()
         for call in over:
-            for op in _torch_kernels(call):
+            for op in _torch_kernels(call, foreign):
                 spent[op.name] += op.end - op.start
         names = ", ".join(readable(n) for n, _ in spent.most_common(3))
         found.append(f"torch_fallback: in {len(over)} of {len(calls)} {where} PyTorch's own kernels ran up to "
-                     f"{max(map(_torch_ms, over)) * 1000:.1f} us, past {GLUE_REL:g}x the task's shipped code's "
+                     f"{max(_torch_ms(call, foreign) for call in over) * 1000:.1f} us, past {GLUE_REL:g}x the task's shipped code's "
                      f"{glue.ms * 1000:.1f} us per call + {GLUE_ABS_MS * 1000:g} us ({names})")
     return found
 
 
-def call_findings(calls: list[list[Op]], glue: Glue | None = None, reference: frozenset[str] = frozenset()) -> list[str]:
+def call_findings(calls: list[list[Op]], glue: Glue | None = None, foreign: Foreign = Foreign()) -> list[str]:
     """PyTorch computing inside the candidate's correctness calls (the judge's checked calls)."""
-    return _torch_fallback(calls, "correctness calls", glue or Glue(), reference)
+    return _torch_fallback(calls, "correctness calls", glue or Glue(), foreign)
 
 
 def runner_env(library: Path, write_fd: int) -> dict:

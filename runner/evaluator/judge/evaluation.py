@@ -463,12 +463,13 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
     # The correctness calls each runner's trace was left with (configs after the last timed one,
     # where both runners went through the same calls), the candidate's against the baseline's
     baseline_left = [call for r in started_runners if r.role == "baseline" for call in r.calls_left]
-    glue = None if task.baseline_is_reference else devtrace.Glue.of(baseline_left)
-    reference = devtrace.reference_kernels(baseline_left) if task.baseline_is_reference else frozenset()
+    foreign = devtrace.Foreign(devtrace.reference_kernels(baseline_left) if task.baseline_is_reference else frozenset(),
+                               cxx=task.language == "triton")
+    glue = None if task.baseline_is_reference else devtrace.Glue.of(baseline_left, foreign)
     for runner in started_runners:
         flags += runner.outside_findings
         if runner.role == "candidate":
-            flags += devtrace.call_findings(runner.calls_left, glue, reference)
+            flags += devtrace.call_findings(runner.calls_left, glue, foreign)
     changed = [p for p, h in task_digest(folders).items() if digest_before.get(p) != h]
     changed += [p for p in digest_before if not Path(p).exists()]
     if changed:
