@@ -294,3 +294,169 @@ def test_a_kernel_in_one_of_several_editable_python_files_is_a_custom_kernel(tmp
     assert not [f for f in static_flags(task, tmp_path, False) if f.startswith("no_custom_kernel")]
     (tmp_path / "kernel_mod.py").write_text("def run(x):\n    return x\n")
     assert [f for f in static_flags(task, tmp_path, False) if f.startswith("no_custom_kernel")]
+
+
+# -- PyTorch's C++ API computing inside a torch extension (PyTorch->X tasks) ---------------------
+# A realistic honest launcher: allocation, metadata, views, guards, the current stream, dispatch
+# macros, device helpers named like ATen ops, cooperative groups, a struct of its own with .add().
+HONEST_EXTENSION = r"""
+#include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <cooperative_groups.h>
+#include <vector>
+namespace cg = cooperative_groups;
+using namespace torch::indexing;
+#define CHECK_INPUT(x) TORCH_CHECK(x.is_cuda() && x.is_contiguous(), #x " must be a contiguous CUDA tensor")
+#define THREADS 256
+
+struct Welford { float mean, m2; int n;
+    __device__ void add(float v) { n += 1; float d = v - mean; mean += d / n; m2 += d * (v - mean); } };
+
+template <typename T> __device__ __forceinline__ T sigmoid(T x) { return T(1) / (T(1) + exp(-x)); }
+
+template <typename scalar_t>
+__global__ void fused_kernel(const scalar_t* __restrict__ x, scalar_t* __restrict__ y, int64_t rows, int64_t cols,
+                             at::PackedTensorAccessor32<scalar_t, 2, at::RestrictPtrTraits> acc) {
+    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cg::this_thread_block());
+    using acc_t = at::acc_type<scalar_t, true>;
+    acc_t v = static_cast<acc_t>(x[blockIdx.x * cols + threadIdx.x]);
+    Welford w{0.f, 0.f, 0}; w.add(v);
+    for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffff, v, o));
+    if (tile.any(v > 0)) y[blockIdx.x] = sigmoid(v) + sqrt(fabs(v)) + min(v, acc_t(0)) + acc[0][0];
+    v = v > at::numeric_limits<acc_t>::lower_bound() ? v : acc_t(0);
+}
+
+std::vector<torch::Tensor> forward(torch::Tensor x, torch::Tensor w, double alpha) {
+    CHECK_INPUT(x);
+    TORCH_CHECK(x.dim() == 2 && x.scalar_type() == at::kFloat && x.device().is_cuda(), "bad x");
+    const at::cuda::OptionalCUDAGuard device_guard(device_of(x));
+    auto xc = x.contiguous().view({x.size(0), -1}).to(x.options().dtype(torch::kFloat32));
+    auto y = torch::empty_like(xc);
+    auto z = at::empty({xc.size(0)}, xc.options());
+    auto part = xc.narrow(0, 0, 1).transpose(0, 1).reshape({-1}).slice(0, 0, 1).unsqueeze(-1);
+    auto head = Slice(0, 1);
+    z.zero_(); y.copy_(xc); z.fill_(0);
+    std::vector<int64_t> shape(xc.sizes().begin(), xc.sizes().end()); shape.resize(2);
+    const int64_t rows = xc.size(0), cols = xc.stride(0);
+    const int blocks = (int)std::min<int64_t>(rows, at::cuda::getCurrentDeviceProperties()->multiProcessorCount * 4);
+    cudaStream_t stream = at::cuda::getCurrentCUDAStream();
+    AT_DISPATCH_FLOATING_TYPES_AND_HALF(xc.scalar_type(), "fused", ([&] {
+        fused_kernel<scalar_t><<<dim3(blocks), dim3(THREADS), 0, stream>>>(
+            xc.data_ptr<scalar_t>(), y.data_ptr<scalar_t>(), rows, cols,
+            y.packed_accessor32<scalar_t, 2, at::RestrictPtrTraits>());
+    }));
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    if (x.scalar_type() == at::ScalarType::Half || xc.numel() == 0 || shape.size() > 2) return {y};
+    return {y, z, part};
+}
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("forward", &forward, "fused (CUDA)", py::arg("x")); }
+"""
+
+HONEST_CUB_EXTENSION = r"""
+#include <torch/extension.h>
+#include <cub/cub.cuh>
+#include <c10/hip/HIPStream.h>
+
+template <int BLOCK>
+__global__ void row_sum(const float* __restrict__ x, float* __restrict__ y, int cols) {
+    using BlockReduce = cub::BlockReduce<float, BLOCK>;
+    __shared__ typename BlockReduce::TempStorage temp;
+    float acc = 0.f;
+    for (int c = threadIdx.x; c < cols; c += BLOCK) acc += expf(x[blockIdx.x * cols + c]);
+    float total = BlockReduce(temp).Sum(acc);
+    if (threadIdx.x == 0) y[blockIdx.x] = logf(total);
+}
+
+torch::Tensor forward(const torch::Tensor& x) {
+    TORCH_CHECK(x.is_cuda(), "x must be on the GPU");
+    auto out = torch::zeros({x.size(0)}, torch::TensorOptions().dtype(torch::kFloat).device(x.device()));
+    hipLaunchKernelGGL(row_sum<256>, dim3(x.size(0)), dim3(256), 0, c10::hip::getCurrentHIPStream(),
+                       x.data_ptr<float>(), out.data_ptr<float>(), (int)x.size(1));
+    return out;
+}
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("forward", &forward); }
+"""
+
+# Each a way to compute with PyTorch from a torch extension (the file keeps a __global__ kernel).
+_EXT = "#include <torch/extension.h>\n__global__ void k(float* y) { y[0] = 1.f; }\n"
+_F = "torch::Tensor forward(torch::Tensor a, torch::Tensor w)"
+TORCH_NATIVE_CHEATS = {
+    "qualified at::matmul": (f"{_F} {{ return at::matmul(a, w); }}", "at::matmul"),
+    "torch::softmax": ("torch::Tensor forward(torch::Tensor a) { return torch::softmax(a, 1); }", "torch::softmax"),
+    "a tensor method": (f"{_F} {{ return a.mm(w); }}", ".mm()"),
+    "an in-place tensor method": (f"{_F} {{ return a.mul_(2); }}", ".mul_()"),
+    "past the dispatcher: at::native": (f"{_F} {{ return at::native::mm(a, w); }}", "at::native::mm"),
+    "PyTorch's BLAS": ("void gemm(float* a, float* b, float* c) {\n"
+                       "  at::cuda::blas::gemm<float>('n', 'n', 1, 1, 1, 1.f, a, 1, b, 1, 0.f, c, 1); }",
+                       "at::cuda::blas::gemm"),
+    "an operator's call": (f"{_F} {{ return at::_ops::mm::call(a, w); }}", "at::_ops::mm::call"),
+    "the dispatcher": ("auto op = c10::Dispatcher::singleton().findSchemaOrThrow(\"aten::mm\", \"\");",
+                       "c10::Dispatcher::singleton"),
+    "torch::nn::functional": ("torch::Tensor forward(torch::Tensor a) { return torch::nn::functional::gelu(a); }",
+                              "torch::nn::functional::gelu"),
+    "using namespace torch": (f"using namespace torch;\n{_F} {{ return matmul(a, w); }}", "matmul()"),
+    "argument-dependent lookup": (f"{_F} {{ return matmul(a, w); }}", "matmul()"),
+    "a using-declaration": (f"using at::matmul;\n{_F} {{ return matmul(a, w); }}", "at::matmul"),
+    "inside namespace at": ("namespace at { Tensor f(const Tensor& a, const Tensor& w) { return mm(a, w); } }",
+                            "mm()"),
+    "a namespace alias": (f"namespace T = torch;\n{_F} {{ return T::matmul(a, w); }}", "torch::matmul via T::matmul"),
+    "an alias of a compute namespace": ("namespace F = torch::nn::functional;\n"
+                                        "torch::Tensor forward(torch::Tensor a) { return F::gelu(a); }",
+                                        "torch::nn::functional::gelu via F::gelu"),
+    "a #define of the call": (f"#define MM at::matmul\n{_F} {{ return MM(a, w); }}", "at::matmul"),
+    "a #define of the namespace": (f"#define NS at\n{_F} {{ return NS::matmul(a, w); }}", "at::matmul"),
+    "a member pointer": ("auto op = &at::Tensor::mm;", "at::Tensor::mm"),
+    "a tensor index (a gather)": (f"{_F} {{ return w.index({{a}}); }}", ".index()"),
+}
+
+
+def _torch_fallbacks(source: str, torch_task: bool = True) -> list[str]:
+    return [f for f in check_native(source, torch_task=torch_task) if f.startswith("torch_fallback")]
+
+
+@pytest.mark.parametrize("source", [HONEST_EXTENSION, HONEST_CUB_EXTENSION], ids=["launcher", "cub"])
+def test_an_honest_torch_extension_is_not_a_torch_fallback(source):
+    assert check_native(source, torch_task=True) == []
+
+
+@pytest.mark.parametrize("body,detail", TORCH_NATIVE_CHEATS.values(), ids=TORCH_NATIVE_CHEATS.keys())
+def test_pytorch_compute_in_a_torch_extension_is_flagged(body, detail):
+    assert f"torch_fallback: {detail} (kernel.cu)" in _torch_fallbacks(_EXT + body)
+
+
+@pytest.mark.parametrize("body,detail", TORCH_NATIVE_CHEATS.values(), ids=TORCH_NATIVE_CHEATS.keys())
+def test_an_x_to_x_task_may_use_pytorchs_cpp_api(body, detail):
+    """hip2hip/cuda2cuda sources ship with at:: glue of their own: the rule is PyTorch->X's only."""
+    assert _torch_fallbacks(_EXT + body, torch_task=False) == []
+
+
+def test_a_file_without_pytorch_is_not_read_for_unqualified_aten_names():
+    """A plain kernel's own `sum(...)`/`.norm()` names cannot be PyTorch's: it holds no Tensor."""
+    source = "__device__ float sum(float a, float b) { return a + b; }\n" \
+             "__global__ void k(float* y, Vec v) { y[0] = sum(y[0], y[1]) + v.norm() + where(y[2]); }"
+    assert _torch_fallbacks(source) == []
+
+
+def _tasks_with_solutions():
+    from runner.tasks.task import discover, load_task
+    roots = (REPO / "tasks", REPO / "tests" / "fixtures" / "torch_ext_tasks")
+    return [task for root in roots for d in discover(root) if (task := load_task(d, root)).solution_dir is not None]
+
+
+def test_the_solutions_of_pytorch_tasks_compute_without_pytorch():
+    """Every PyTorch->X task's own solution (built-in and the torch-extension fixtures), through the
+    judge's static_flags, has no torch_fallback; the at::mul cheats of the fixtures have."""
+    from runner.evaluator.judge.evaluation import static_flags
+    tasks = [t for t in _tasks_with_solutions() if t.baseline_is_reference]
+    native = [t for t in tasks if any(not rel.endswith(".py") for rel in t.editable)]
+    assert len(native) > 40 and any(t.kind == "torch-extension" for t in native)
+    flagged = {t.id: f for t in native
+               if (f := [x for x in static_flags(t, t.solution_dir, False) if x.startswith("torch_fallback")])}
+    assert flagged == {}
+    for cheat in ("fallback_cu", "fallback_hip"):
+        folder = REPO / "tests" / "fixtures" / "torch_ext_candidates" / cheat
+        source = next(folder.iterdir()).read_text()
+        assert _torch_fallbacks(source) == ["torch_fallback: at::mul (kernel.cu)"]

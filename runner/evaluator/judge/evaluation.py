@@ -113,7 +113,8 @@ def _static_findings(task: Task, tree: Path, fp32_task: bool) -> tuple[list[str]
             continue
         text = raw.decode(errors="replace")
         if path.suffix in (".cu", ".hip", ".cuh", ".h", ".hpp", ".cpp", ".cc"):
-            found = static_checks.check_native(text, fp32_task=fp32_task, filename=rel)
+            found = static_checks.check_native(text, fp32_task=fp32_task, filename=rel,
+                                               torch_task=task.baseline_is_reference)
             if rel != task.entry:  # only the entry must hold the kernel itself
                 found = [f for f in found if not f.startswith("no_custom_kernel")]
             flags += found

@@ -24,6 +24,16 @@ a token scan does not match them inside comments or words, and needs no compiler
 preprocessor can build a name the scan never sees (`#define S(x) cuda##x`), which is why `##`
 pasting is flagged. Library names that are also ordinary words (`half`, `thread`, `write`) are
 flagged only where the file does not declare that name itself (`int half = n / 2;`).
+
+In a PyTorch->X task a C++ source (a torch extension) must not compute with PyTorch's C++ API. Every
+name under `at::`, `torch::` or `c10::` (namespace aliases and object-like macros expanded) is
+compute unless each of its parts is on an allow list of allocation, metadata, views, copies and
+launcher plumbing (the op watch's ALLOWED_ATEN and C++ types, guards, streams): `at::native::`,
+`at::cuda::blas::`, `at::_ops::`, `c10::Dispatcher` are off it as namespaces. Unqualified spellings
+are read against every ATen name (aten_names.py) off the allow list: a method call `x.mm(w)`, and a
+free call `matmul(a, b)` (argument-dependent lookup finds at::matmul on a Tensor argument, no
+`using` needed) in a file that reaches PyTorch, unless the file declares that name itself or it is
+also a C/CUDA math or std name (`exp(x)` on a float is CUDA's).
 """
 from __future__ import annotations
 
@@ -32,6 +42,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
+
+from runner.evaluator.guard import ALLOWED_ATEN
+from runner.evaluator.judge.aten_names import ATEN_NAMES
 
 # -- Python: what a candidate must not reach ------------------------------------------------------
 # Top-level modules, by the flag kind reaching them gives. A leading underscore is ignored
@@ -855,7 +868,7 @@ _C_LITERALS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|##|#\s*[a-z]+|<\s*[\w./]+\s*>")
 NATIVE_FORBIDDEN = {
     # side streams and graphs: work the harness's stream does not order
-    "stream_injection": {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority",
+    "stream_injection": {"getStreamFromPool", "getStreamFromExternal", "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority",
                          "hipStreamCreate", "hipStreamCreateWithFlags", "hipStreamCreateWithPriority",
                          "cudaStreamPerThread", "hipStreamPerThread", "cudaStreamBeginCapture",
                          "hipStreamBeginCapture", "cudaGraphLaunch", "hipGraphLaunch", "cudaLaunchHostFunc",
@@ -895,9 +908,173 @@ NATIVE_INCLUDES = {"thread": "thread_injection", "pthread.h": "thread_injection"
                    "hip/hip_bf16.h": "precision", "mma.h": "precision"}
 
 
-def check_native(source: str, *, fp32_task: bool = False, filename: str = "kernel.cu") -> list[str]:
-    """Flags for one CUDA/HIP source, from its tokens (comments and literals removed)."""
-    includes = re.findall(r'#\s*include\s*[<"]([^>"]+)[>"]', re.sub(r"//[^\n]*|/\*.*?\*/", "", source, flags=re.S))
+# -- C++: PyTorch computing inside a torch extension (PyTorch->X tasks) ----------------------------
+TORCH_NATIVE_ROOTS = {"at", "torch", "c10"}
+# What a launcher reads off a tensor: no kernel runs.
+TENSOR_METADATA = {
+    "size", "sizes", "stride", "strides", "dim", "ndimension", "numel", "nelement", "data_ptr", "const_data_ptr",
+    "mutable_data_ptr", "data", "item", "element_size", "itemsize", "nbytes", "storage_offset", "storage",
+    "untyped_storage", "device", "get_device", "dtype", "layout", "scalar_type", "options", "type", "name", "names",
+    "shape", "ndim", "T", "H", "mT", "mH", "requires_grad", "requires_grad_", "grad", "output_nr", "retains_grad",
+    "dim_order", "defined", "accessor", "packed_accessor32", "packed_accessor64", "generic_packed_accessor",
+    "suggest_memory_format", "result_type", "can_cast", "promote_types", "tolist", "numpy", "new", "volatile",
+}
+# Casts, moves and creation from data: a copy (aten._to_copy, which the op watch allows too).
+TENSOR_COPIES = {"to", "type_as", "cpu", "cuda", "float", "double", "half", "bfloat16", "int", "long", "short",
+                 "char", "byte", "bool", "cfloat", "cdouble", "chalf", "new_tensor", "new_ones", "tensor",
+                 "scalar_tensor", "from_blob", "pin_memory", "narrow_copy", "resize_as_"}
+# Views under other names: the op watch sees the view each one decomposes into.
+VIEW_ALIASES = {"swapaxes", "swapaxes_", "swapdims", "swapdims_", "moveaxis", "ravel", "reshape_as", "expand_as",
+                "tensor_split", "hsplit", "vsplit", "dsplit", "unsafe_chunk", "unsafe_split",
+                "unsafe_split_with_sizes", "t_", "transpose_", "squeeze_", "unsqueeze_", "detach_", "real",
+                "imag", "conj"}
+# C++ plumbing a kernel launcher needs: namespaces it is reached through, types, guards, streams,
+# device properties, allocation, dispatch-macro helpers, binding and registration.
+TORCH_NATIVE_PLUMBING = {
+    "cuda", "hip", "philox", "detail", "indexing",
+    "Tensor", "TensorBase", "TensorOptions", "TensorList", "ScalarType", "Scalar", "Device", "DeviceType",
+    "DeviceIndex", "Layout", "MemoryFormat", "Half", "BFloat16", "Float8_e4m3fn", "Float8_e5m2",
+    "Float8_e4m3fnuz", "Float8_e5m2fnuz", "complex", "IntArrayRef", "ArrayRef", "OptionalIntArrayRef",
+    "optional", "nullopt", "irange", "TensorAccessor", "PackedTensorAccessor", "PackedTensorAccessor32",
+    "PackedTensorAccessor64", "GenericPackedTensorAccessor", "RestrictPtrTraits", "DefaultPtrTraits",
+    "acc_type", "opmath_type", "numeric_limits", "PhiloxCudaState", "unpack", "ceil_div", "elementSize",
+    "toString", "typeMetaToScalarType", "isFloatingType", "isReducedFloatingType", "TensorArg", "CheckedFrom",
+    "checkAllSameGPU", "checkSameType", "checkContiguous", "checkDim", "TensorInfo", "getTensorInfo",
+    "canUse32BitIndexMath", "IndexToOffset", "Slice", "None", "Ellipsis", "TensorIndex", "Error", "str",
+    "CUDAStream", "getCurrentCUDAStream", "getDefaultCUDAStream", "getStreamFromPool", "getStreamFromExternal",
+    "CUDAGuard", "OptionalCUDAGuard", "CUDAStreamGuard", "OptionalCUDAStreamGuard", "getCurrentDeviceProperties",
+    "getDeviceProperties", "current_device", "device_count", "warp_size", "CUDACachingAllocator", "raw_alloc",
+    "raw_alloc_with_stream", "raw_delete",
+    "HIPStream", "getCurrentHIPStream", "getDefaultHIPStream", "HIPGuard", "OptionalHIPGuard", "HIPStreamGuard",
+    "getCurrentHIPStreamMasqueradingAsCUDA", "HIPStreamMasqueradingAsCUDA", "HIPGuardMasqueradingAsCUDA",
+    "OptionalHIPGuardMasqueradingAsCUDA", "HIPStreamGuardMasqueradingAsCUDA", "HIPCachingAllocator",
+    "DeviceGuard", "OptionalDeviceGuard", "device_of", "NoGradGuard", "InferenceMode", "AutoGradMode",
+    "Library", "dispatch", "DispatchKey",
+}
+TORCH_NATIVE_ALLOWED = ALLOWED_ATEN | TENSOR_METADATA | TENSOR_COPIES | VIEW_ALIASES | TORCH_NATIVE_PLUMBING
+
+
+def _torch_name_allowed(name: str) -> bool:
+    """Predicates (`is_contiguous`) and enum constants (`kFloat`, `kCUDA`) are plumbing too."""
+    return name in TORCH_NATIVE_ALLOWED or name.startswith("is_") or re.fullmatch(r"k[A-Z]\w*", name) is not None
+
+
+ATEN_COMPUTE_NAMES = frozenset(name for name in ATEN_NAMES if not _torch_name_allowed(name))
+# Methods other C++/CUDA objects have too (cooperative groups' tile.any/all, std::vector::resize,
+# std::list::sort/unique, std::array::fill): never read as a tensor's.
+NATIVE_SHARED_METHOD_NAMES = {"any", "all", "resize", "sort", "unique", "fill"}
+# C/CUDA math and std names: unqualified on a float they are not PyTorch's (argument-dependent lookup
+# reaching at::exp through them stays to the op watch and the device trace).
+C_MATH_AND_STD_NAMES = {
+    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "cbrt", "pow", "abs", "fabs", "max",
+    "min", "fmax", "fmin", "floor", "ceil", "round", "trunc", "rint", "nearbyint", "fmod", "remainder",
+    "copysign", "nextafter", "hypot", "atan2", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+    "tanh", "asinh", "acosh", "atanh", "erf", "erfc", "erfinv", "erfcinv", "lgamma", "tgamma", "ldexp", "frexp",
+    "isnan", "isinf", "isfinite", "signbit", "fma", "sort", "unique", "equal", "clamp", "lerp", "fill", "rand",
+    "polar", "swap", "all", "any", "range",
+}
+_QUALIFIED_NAME = re.compile(r"(?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)+")
+_METHOD_CALL = re.compile(r"(?:\.|->)\s*(?:template\s+)?([A-Za-z_]\w*)\s*(?:<[^<>;{}()]*>\s*)?\(")
+_FREE_CALL = re.compile(r"(?<![\w.:>$])\b([A-Za-z_]\w*)\s*\(")
+_NAMESPACE_ALIAS = re.compile(r"\bnamespace\s+(\w+)\s*=\s*((?:::\s*)?\w+(?:\s*::\s*\w+)*)\s*;")
+# `#define NS at`, `#define AT at::`, `#define MM at::matmul`: a name the preprocessor spells for the code
+_NAME_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+((?:::|\w|[ \t])+?)[ \t]*$", re.M)
+
+
+def _expand_name_macros(code: str) -> str:
+    """Object-like macros whose body is only names and `::`, substituted where they are used."""
+    macros = {name: body for name, body in _NAME_MACRO.findall(code) if name != body.strip()}
+    for _ in range(4):          # macros naming macros
+        expanded = re.sub(r"\b\w+\b", lambda m: macros.get(m.group(), m.group()), code) if macros else code
+        if expanded == code:
+            break
+        code = expanded
+    return code
+
+
+def _torch_compute_paths(code: str) -> tuple[list[str], bool]:
+    """(the at::/torch::/c10:: names off the allow list, as written; whether any such name is used)."""
+    aliases = {alias: re.sub(r"\s+", "", target).lstrip(":") for alias, target in _NAMESPACE_ALIAS.findall(code)}
+    found, reaches_torch = [], False
+    for match in _QUALIFIED_NAME.finditer(code):
+        before = code[:match.start()].rstrip()[-2:]
+        if before.endswith((">", ".")) or before == "->":
+            continue        # `numeric_limits<T>::max`, a member's own qualified name
+        spelled = re.sub(r"\s+", "", match.group()).lstrip(":")
+        parts = spelled.split("::")
+        for _ in range(4):   # aliases of aliases
+            if parts[0] not in aliases:
+                break
+            parts = aliases[parts[0]].split("::") + parts[1:]
+        if parts[0] not in TORCH_NATIVE_ROOTS:
+            continue
+        reaches_torch = True
+        if _torch_path_computes(parts[1:]):
+            resolved = "::".join(parts)
+            found.append(resolved if resolved == spelled else f"{resolved} via {spelled}")
+    return found, reaches_torch
+
+
+def _torch_path_computes(parts: list[str]) -> bool:
+    """Each part must be allowed; past a type (`at::ScalarType::Float`, `at::Tensor::mm`) the parts are
+    its members, compute when they are ATen names."""
+    member = False
+    for name in parts:
+        if member:
+            if name in ATEN_COMPUTE_NAMES:
+                return True
+        elif not _torch_name_allowed(name):
+            return True
+        else:
+            member = name[:1].isupper() and not re.fullmatch(r"k[A-Z]\w*", name)
+    return False
+
+
+def _declared_names(code: str) -> set[str]:
+    """Names the file declares itself: functions, variables, lambdas, parameters, macros."""
+    return set(re.findall(_DECLARATION.format(name=r"([A-Za-z_]\w*)"), code)) | \
+        set(re.findall(_LIST_DECLARATOR.format(name=r"([A-Za-z_]\w*)"), code)) | \
+        set(re.findall(r"#\s*define\s+(\w+)", code))
+
+
+def _member_names(code: str) -> set[str]:
+    """Names declared inside the file's struct/class/union bodies: what `obj.name(...)` may be its own."""
+    names: set[str] = set()
+    for match in re.finditer(r"\b(?:struct|class|union)\s+\w+[^;{()]*\{", code):
+        depth, end = 1, match.end()
+        while depth and end < len(code):
+            depth += {"{": 1, "}": -1}.get(code[end], 0)
+            end += 1
+        names |= _declared_names(code[match.end():end])
+    return names
+
+
+def check_torch_native(code: str, uncommented: str, filename: str) -> list[str]:
+    """torch_fallback flags for a C++ source of a PyTorch->X task: PyTorch's C++ API computing.
+    `code`: the source without comments and literals; `uncommented`: without comments only."""
+    code = _expand_name_macros(code)
+    paths, reaches_torch = _torch_compute_paths(code)
+    flags = [f"torch_fallback: {path} ({filename})" for path in paths]
+    # A file can hold Tensors only through PyTorch's headers: its own, or a local header's.
+    reaches_torch = reaches_torch or re.search(r'#\s*include\s*(?:"|<\s*(?:torch|ATen|c10)/)', uncommented)
+    if reaches_torch:
+        members = _member_names(code)
+        for name in _METHOD_CALL.findall(code):
+            if name in ATEN_COMPUTE_NAMES - NATIVE_SHARED_METHOD_NAMES - members:
+                flags.append(f"torch_fallback: .{name}() ({filename})")
+        own = _declared_names(code)
+        for name in _FREE_CALL.findall(code):
+            if name in ATEN_COMPUTE_NAMES - C_MATH_AND_STD_NAMES - own:
+                flags.append(f"torch_fallback: {name}() ({filename})")
+    return flags
+
+
+def check_native(source: str, *, fp32_task: bool = False, torch_task: bool = False,
+                 filename: str = "kernel.cu") -> list[str]:
+    """Flags for one CUDA/HIP/C++ source, from its tokens (comments and literals removed).
+    `torch_task`: a PyTorch->X task, whose result PyTorch's C++ API must not compute."""
+    uncommented = re.sub(r"//[^\n]*|/\*.*?\*/", "", source, flags=re.S)
+    includes = re.findall(r'#\s*include\s*[<"]([^>"]+)[>"]', uncommented)
     code = _C_LITERALS.sub(" ", source)
     tokens = _TOKEN.findall(code)
     qualified = set(re.findall(r"::\s*([A-Za-z_]\w*)", code))
@@ -920,6 +1097,8 @@ def check_native(source: str, *, fp32_task: bool = False, filename: str = "kerne
             flags.append(f"precision_downgrade: {name} ({filename})")
     if "##" in tokens:
         flags.append(f"obfuscation: ## token pasting ({filename})")
+    if torch_task:
+        flags += check_torch_native(code, uncommented, filename)
     if "__global__" not in names:
         flags.append(f"no_custom_kernel: no __global__ function in {filename}")
     return list(dict.fromkeys(flags))
