@@ -574,3 +574,86 @@ def test_an_x_to_x_task_s_shipped_code_may_call_a_library_per_call():
     assert glue.counts == {gemm: 1}
     assert torch_findings(batches(Timeline(), inside=(OWN, gemm)), glue) == []
     assert torch_findings(batches(Timeline(), inside=(OWN, gemm, gemm)), glue)
+
+
+# -- a native candidate's kernels are the ones its sources declare: static_checks.declared_kernels --
+NATIVE_SOURCE = """
+#include <cub/cub.cuh>
+namespace fast {
+template <int BLOCK, bool MASKED>
+__global__ void __launch_bounds__((BLOCK / 32) * 32, 2) softmax_rows(const float* x, float* y, int n) {}
+}
+namespace {
+__global__ void helper_pass(float* y) {}
+}
+extern "C" __global__ void scale(float* y, float s) {}
+// __global__ void commented_out(float* y) {}
+"""
+
+
+def declared(source=NATIVE_SOURCE, filename="kernel.cu"):
+    from runner.evaluator.judge.static_checks import declared_kernels
+    return declared_kernels({filename: source})
+
+
+def test_the_judge_reads_which_kernels_a_native_source_declares():
+    found = declared()
+    assert found.kernels == {"softmax_rows", "helper_pass", "scale"}      # attributes with nested (), templates
+    assert "fast" in found.namespaces and found.units == {"kernel_cu"}
+    # kernels a macro declares are named by its arguments: not read, so no rule guesses
+    assert declared("#define K(name) __global__ void name(float* y) {}\nK(a)\nK(b)\n") is None
+    assert declared("#define K(name) \\\n  __global__ void name(float* y) {}\nK(a)\n") is None
+
+
+def test_a_native_candidate_s_own_kernels_and_header_libraries_are_its_own():
+    own = declared()
+    for name in (mangled("fast", "softmax_rows", args="ILi256ELb0EEvPKfPfi"),
+                 mangled("_GLOBAL__N__1a2b3c4d_9_kernel_cu_5e6f7a8b", "helper_pass", args="EPf"),
+                 "scale", mangled("cub", "CUB_300001_SM_900", "DeviceReduceKernel", args="IfEEvv")):
+        assert devtrace.declared_by(name, own), name
+        assert not devtrace.is_torch(name, devtrace.Foreign(declared=own)), name
+
+
+def test_a_kernel_the_candidate_s_sources_do_not_declare_is_someone_else_s():
+    """A cuda2cuda candidate that reached torch.softmax past the op watch: PyTorch's kernel lives in
+    an anonymous namespace of SoftMax.cu, with no `at::` name, and the reference of an X->X task is
+    not traced. Declaring a kernel of the same name does not make PyTorch's its own (the anonymous
+    namespace names another file); a kernel of the same name in another namespace is not its either."""
+    own = declared(NATIVE_SOURCE + "\n__global__ void softmax_warp_forward(float* y) {}\n")
+    foreign = devtrace.Foreign(declared=own)
+    assert devtrace.is_torch(SOFTMAX_WARP, foreign)
+    assert devtrace.is_torch(mangled("other", "softmax_rows", args="ILi256ELb0EEvPKfPfi"), foreign)
+    assert devtrace.is_torch("some_jit_kernel", foreign)                 # compiled at run time, by anyone
+    cand = batches(Timeline(), inside=(mangled("fast", "softmax_rows", args="ILi256ELb0EEvPKfPfi"), SOFTMAX_WARP))
+    found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True, foreign=foreign)
+    assert any(f.startswith("torch_fallback") and "softmax_warp_forward" in f for f in found), found
+    honest = batches(Timeline(), inside=(ATEN_FILL, mangled("fast", "softmax_rows", args="ILi256ELb0EEvPKfPfi")))
+    assert devtrace.findings(honest, baseline_batches(), own_kernel_required=True, foreign=foreign) == []
+
+
+def test_the_shipped_code_s_declared_kernels_and_its_glue_stay_allowed():
+    """An X->X baseline's calls run its own kernel and PyTorch's softmax (glue): read against the
+    shipped sources, the softmax is the glue's; the candidate that keeps it beside its own kernel
+    is within it."""
+    shipped = devtrace.Foreign(declared=declared("__global__ void naive(float* y) {}\n"))
+    glue = devtrace.Glue.of([call for b, _ in batches(Timeline(pid=8), inside=("_Z5naivePf", SOFTMAX_WARP))
+                             for call in b.inside], shipped)
+    assert glue.counts == {SOFTMAX_WARP: 1}
+    cand = batches(Timeline(), inside=("scale", SOFTMAX_WARP))
+    found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True, glue=glue,
+                              foreign=devtrace.Foreign(declared=declared()))
+    assert not [f for f in found if f.startswith("torch_fallback")], found
+
+
+def test_the_judge_reads_a_task_s_native_sources_and_not_a_triton_task_s(tmp_path):
+    """What evaluation.py hands the judge per role: the native files of the kernel tree (task files
+    and editable ones), none for a Triton task."""
+    from pathlib import Path
+    from runner.evaluator.judge.evaluation import _declared_kernels
+    from runner.tasks.task import load_task
+    root = Path(__file__).resolve().parents[1] / "tasks"
+    task = load_task(root / "torch2cuda" / "bmm", root)
+    found = _declared_kernels(task, task.language, task.solution_dir)
+    assert found is not None and found.kernels == {"bmm_small", "bmm_rowvec", "bmm_tile"}
+    triton = load_task(root / "torch2triton" / "bmm", root)
+    assert _declared_kernels(triton, triton.language, triton.solution_dir) is None

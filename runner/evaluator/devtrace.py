@@ -359,6 +359,10 @@ class Foreign:
     op a candidate reaches them through."""
     reference: frozenset[str] = frozenset()
     cxx: bool = False
+    # A native (CUDA/HIP) task: what the code's sources declare (static_checks.DeclaredKernels:
+    # kernels, namespaces, units), read by the judge before anything of them ran; a kernel none of
+    # them declares is someone else's. None: not read (a Triton task, sources it could not read).
+    declared: object = None
 
 
 def is_torch(name: str, foreign: Foreign = Foreign()) -> bool:
@@ -367,7 +371,58 @@ def is_torch(name: str, foreign: Foreign = Foreign()) -> bool:
     if any(g in name for g in TORCH_GLUE) or name in MARKERS:
         return False
     return (name.startswith(TORCH_PREFIXES) or name in foreign.reference or (foreign.cxx and name.startswith("_Z"))
-            or is_library(name))
+            or is_library(name) or (foreign.declared is not None and not declared_by(name, foreign.declared)))
+
+
+# Header-only libraries a CUDA/HIP source instantiates its own kernels from (CUB's reduce, a
+# CUTLASS GEMM): their kernels are the source's. PyTorch's own copies are named apart
+# (at_cuda_detail::cub, CUTLASS on at::cuda: LIBRARY_WORDS, is_library).
+HEADER_LIBRARIES = ("cub", "thrust", "cutlass", "cute", "cooperative_groups", "cuda", "hipcub", "rocprim")
+_ANONYMOUS = re.compile(r"_GLOBAL__N__[0-9a-f]+_\d+_(\w+)_[0-9a-f]+")
+
+
+def qualified_name(name: str) -> list[str] | None:
+    """A mangled kernel's scope and function, without its template arguments (a __global__ function
+    is a free function: namespaces, then its name); a plain (extern "C", Triton) name whole; None
+    where the mangling is not that."""
+    if not name.startswith("_Z"):
+        return [name]
+    i = 2 + (name[2:3] == "L")
+    nested = name[i:i + 1] == "N"
+    i += nested
+    words = []
+    while i < len(name) and name[i].isdigit():
+        j = i
+        while j < len(name) and name[j].isdigit():
+            j += 1
+        size = int(name[i:j])
+        words.append(name[j:j + size])
+        i = j + size
+        if not nested:
+            break
+    return words or None
+
+
+def declared_by(name: str, declared) -> bool:
+    """Whether a kernel is one the code's sources declare: its function one of their __global__
+    names, in a scope they open (their namespaces, an anonymous namespace of one of their files) or
+    a header library's. A name this cannot read counts as declared: no flag on a guess."""
+    words = qualified_name(name)
+    if words is None:
+        return True
+    *scope, function = words
+    if scope and scope[0] in HEADER_LIBRARIES:
+        return True
+    if function not in declared.kernels:
+        return False
+    for word in scope:
+        anonymous = _ANONYMOUS.fullmatch(word)
+        if anonymous:
+            if anonymous.group(1) not in declared.units:
+                return False
+        elif word not in declared.namespaces and not word.startswith("_GLOBAL__N"):
+            return False
+    return True
 
 
 def is_library(name: str) -> bool:

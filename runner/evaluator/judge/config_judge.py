@@ -9,7 +9,7 @@ from collections import defaultdict
 from contextlib import contextmanager
 
 from runner.evaluator import arena
-from runner.evaluator.judge import policy
+from runner.evaluator.judge import policy, static_checks
 from runner.evaluator.judge.correctness import Correctness
 from runner.evaluator.judge.rounds import Rounds, row_interval
 from runner.evaluator.judge.runners import RunnerClient
@@ -50,6 +50,9 @@ class Judge(Correctness, Rounds):
         # PyTorch glue it runs itself is allowed to the candidate on the same config (no more). Known
         # from the task's category, never from a runner; a PyTorch->X baseline is PyTorch itself.
         self.baseline_glue = not task.baseline_is_reference
+        # per role, what its native sources declare (static_checks.declared_kernels), for the device
+        # trace's reading of whose kernels ran in a call; set by the evaluation from the judge's copies
+        self.declared: dict[str, static_checks.DeclaredKernels | None] = {"baseline": None, "candidate": None}
         self.torch_ops: dict[str, dict[str, list[int]]] = {"baseline": {}, "candidate": {}}   # this config's op watch
         self.watched: set[tuple[str, str]] | None = None    # (split, name) of the watched configs; None: all
         # how each runner's clock kept launches out of its samples; timed calls whose launch gate ran out

@@ -89,6 +89,19 @@ def static_flags(task: Task, tree: Path, fp32_task: bool, shipped: Path | None =
     return flags
 
 
+NATIVE_SUFFIXES = (".cu", ".hip", ".cuh", ".h", ".hpp", ".cpp", ".cc")
+
+
+def _declared_kernels(task: Task, language: str, tree: Path) -> static_checks.DeclaredKernels | None:
+    """What the native sources in `tree` (the judge's copy, before any runner started) declare."""
+    if language not in LAUNCHING_LANGUAGES:
+        return None
+    sources = {rel: (tree / rel).read_bytes().decode(errors="replace")
+               for rel in dict.fromkeys((*task.files, *task.editable))
+               if Path(rel).suffix in NATIVE_SUFFIXES and (tree / rel).is_file()}
+    return static_checks.declared_kernels(sources) if sources else None
+
+
 def _static_findings(task: Task, tree: Path, fp32_task: bool) -> tuple[list[str], Counter]:
     """(flags, how many places of the editable Python files each torch_fallback `kind: detail` is at)."""
     flags, sites = [], Counter()
@@ -112,7 +125,7 @@ def _static_findings(task: Task, tree: Path, fp32_task: bool) -> tuple[list[str]
             sites += places
             continue
         text = raw.decode(errors="replace")
-        if path.suffix in (".cu", ".hip", ".cuh", ".h", ".hpp", ".cpp", ".cc"):
+        if path.suffix in NATIVE_SUFFIXES:
             found = static_checks.check_native(text, fp32_task=fp32_task, filename=rel,
                                                torch_task=task.baseline_is_reference)
             if rel != task.entry:  # only the entry must hold the kernel itself
@@ -340,6 +353,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 shipped = None if task.baseline_is_reference else kernel_tree(task.files, task.editable, None,
                                                                              scratch / "baseline-source")
                 flags += static_flags(task, tree, fp32_task, shipped)
+                judge.declared = {"candidate": _declared_kernels(task, language, tree),
+                                  "baseline": _declared_kernels(task, language, shipped) if shipped else None}
             # Both runners build at once (nvcc takes seconds each); neither sees the other. With the
             # offset pass the candidate's runner builds the baseline first, and its own kernel after.
             with phases("runner start+build"), ThreadPoolExecutor(max_workers=len(runners)) as pool:
@@ -464,9 +479,12 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
     # The correctness calls each runner's trace was left with (configs after the last timed one,
     # where both runners went through the same calls), the candidate's against the baseline's
     baseline_left = [call for r in started_runners if r.role == "baseline" for call in r.calls_left]
+    declared = judge.declared if judge is not None else {"baseline": None, "candidate": None}
+    triton = task.language == "triton"
     foreign = devtrace.Foreign(devtrace.reference_kernels(baseline_left) if task.baseline_is_reference else frozenset(),
-                               cxx=task.language == "triton")
-    glue = None if task.baseline_is_reference else devtrace.Glue.of(baseline_left, foreign)
+                               triton, declared["candidate"])
+    glue = None if task.baseline_is_reference else devtrace.Glue.of(
+        baseline_left, devtrace.Foreign(cxx=triton, declared=declared["baseline"]))
     for runner in started_runners:
         flags += runner.outside_findings
         if runner.role == "candidate":

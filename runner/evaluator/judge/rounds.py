@@ -231,13 +231,15 @@ class Rounds:
         # X->X: the PyTorch kernels the task's shipped code runs itself on this config, in the same
         # kind of call (timed, correctness: the baseline's runner went through the very same calls)
         glue = call_glue = None
-        foreign = devtrace.Foreign(cxx=self.task.language == "triton")
-        if self.baseline_glue:
-            glue = devtrace.Glue.of([call for b in base for call in b.inside], foreign)
-            call_glue = devtrace.Glue.of(base_calls, foreign)
+        triton = self.task.language == "triton"
+        foreign = devtrace.Foreign(cxx=triton, declared=self.declared["candidate"])
+        if self.baseline_glue:     # read against what the shipped code's own sources declare
+            shipped = devtrace.Foreign(cxx=triton, declared=self.declared["baseline"])
+            glue = devtrace.Glue.of([call for b in base for call in b.inside], shipped)
+            call_glue = devtrace.Glue.of(base_calls, shipped)
         else:    # PyTorch->X: the baseline is PyTorch, each of its kernels PyTorch's in the candidate's calls
             foreign = devtrace.Foreign(devtrace.reference_kernels([call for b in base for call in b.inside] + base_calls),
-                                       foreign.cxx)
+                                       triton, self.declared["candidate"])
         found = devtrace.findings(cand, base, own_kernel_required=True, glue=glue, foreign=foreign)
         found += devtrace.call_findings(cand_calls, call_glue, foreign)
         trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: what each rule read

@@ -1102,3 +1102,51 @@ def check_native(source: str, *, fp32_task: bool = False, torch_task: bool = Fal
     if "__global__" not in names:
         flags.append(f"no_custom_kernel: no __global__ function in {filename}")
     return list(dict.fromkeys(flags))
+
+
+@dataclass(frozen=True)
+class DeclaredKernels:
+    """What a native candidate's sources declare, read by the judge before anything of them runs:
+    the names of its `__global__` functions, the namespaces it opens, and its files' names as nvcc
+    writes them into an anonymous namespace's mangled name (kernel.cu: `kernel_cu`). The device trace
+    reads a kernel in the candidate's call as its own only if it is one of these (devtrace.Foreign)."""
+    kernels: frozenset[str]
+    namespaces: frozenset[str]
+    units: frozenset[str]
+
+
+# Attributes written between `__global__` and a kernel's name, with their (nested) arguments
+_KERNEL_ATTRIBUTE = re.compile(r"\b(?:__launch_bounds__|__maxnreg__|__cluster_dims__|__attribute__|__declspec|alignas)\s*\(")
+
+
+def _without_attributes(code: str) -> str:
+    out, i = [], 0
+    for match in _KERNEL_ATTRIBUTE.finditer(code):
+        if match.start() < i:
+            continue
+        depth, j = 1, match.end()
+        while j < len(code) and depth:
+            depth += {"(": 1, ")": -1}.get(code[j], 0)
+            j += 1
+        out.append(code[i:match.start()] + " ")
+        i = j
+    return "".join(out) + code[i:]
+_KERNEL_NAME = re.compile(r"__global__\b[^;{}()]*?\b([A-Za-z_]\w*)\s*(?:<[^;{}()]*>\s*)?\(")
+_NAMESPACE = re.compile(r"\bnamespace\s+([A-Za-z_]\w*)")
+_DEFINE = re.compile(r"#\s*define\b(?:[^\n]*\\\n)*[^\n]*")
+
+
+def declared_kernels(sources: dict[str, str]) -> DeclaredKernels | None:
+    """`sources`: each native file's name and text. None where the kernels' names cannot be read
+    from the text (a macro that declares kernels: its arguments name them), so that no rule reads
+    a kernel as someone else's on a guess."""
+    kernels, namespaces, units = set(), set(), set()
+    for filename, source in sources.items():
+        code = _C_LITERALS.sub(" ", source)
+        if any("__global__" in d for d in _DEFINE.findall(code)):
+            return None
+        code = _without_attributes(code)
+        kernels.update(_KERNEL_NAME.findall(code))
+        namespaces.update(_NAMESPACE.findall(code))
+        units.add(filename.rsplit("/", 1)[-1].replace(".", "_"))
+    return DeclaredKernels(frozenset(kernels), frozenset(namespaces), frozenset(units))

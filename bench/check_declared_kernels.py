@@ -1,0 +1,77 @@
+"""Does the judge's static reading of a native source's kernels (static_checks.declared_kernels)
+name every kernel the compiler makes of it? The device trace reads a kernel in a native candidate's
+call as someone else's (PyTorch's) when its sources do not declare it (devtrace.declared_by), so a
+kernel the reading misses would flag an honest candidate.
+
+For every CUDA source the suite ships (solutions and X->X baselines), nvcc compiles it to a cubin
+here (no GPU needed) and the cubin's entry symbols (STO_CUDA_ENTRY) are read against the reading.
+Usage, from the repository root: python3 bench/check_declared_kernels.py [--jobs N]
+Exit 0: every entry declared (or the reading declined, None); 1: some not (listed).
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from runner.evaluator.devtrace import declared_by  # noqa: E402
+from runner.evaluator.judge.static_checks import declared_kernels  # noqa: E402
+
+NATIVE = (".cu", ".cuh", ".h", ".hpp")
+
+
+def entries(source: Path, nvcc: str) -> list[str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        cubin = Path(tmp) / "k.cubin"
+        proc = subprocess.run([nvcc, "-cubin", "-arch=sm_90", "-std=c++17", "-I", str(source.parent), "-o", str(cubin),
+                               str(source)], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stderr[-400:])
+        table = subprocess.run(["readelf", "-sW", str(cubin)], capture_output=True, text=True).stdout
+    return [line.split()[-1] for line in table.splitlines() if " FUNC " in line and "[<other>: 10]" in line]
+
+
+def check(source: Path, nvcc: str) -> tuple[Path, list[str], str]:
+    texts = {p.name: p.read_text(errors="replace") for p in source.parent.iterdir() if p.suffix in NATIVE}
+    declared = declared_kernels(texts)
+    try:
+        names = entries(source, nvcc)
+    except RuntimeError as exc:
+        return source, [], f"did not compile: {exc}"
+    if declared is None:
+        return source, [], "reading declined (None): no rule applies"
+    missed = [n for n in names if not declared_by(n, declared)]
+    return source, missed, f"{len(names)} entries, {len(missed)} not declared"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    args = parser.parse_args()
+    nvcc = os.environ.get("NVCC") or next((p for p in ("nvcc", "/usr/local/cuda/bin/nvcc", *glob.glob("/usr/local/cuda-*/bin/nvcc"))
+                                           if subprocess.run(["sh", "-c", f"command -v {p}"], capture_output=True).returncode == 0), None)
+    if nvcc is None:
+        print("no nvcc")
+        return 2
+    sources = sorted({Path(p) for p in glob.glob(str(ROOT / "tasks/*/*/solution/*.cu"))
+                      + glob.glob(str(ROOT / "tasks/cuda2cuda/*/kernel.cu"))})
+    bad = 0
+    with ThreadPoolExecutor(args.jobs) as pool:
+        for source, missed, what in pool.map(lambda s: check(s, nvcc), sources):
+            rel = source.relative_to(ROOT)
+            print(f"{'BAD ' if missed else 'ok  '}{rel}: {what}" + (f": {missed[:3]}" if missed else ""))
+            bad += bool(missed)
+    print(f"{len(sources)} sources, {bad} with a kernel the reading does not declare")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
