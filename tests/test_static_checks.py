@@ -64,6 +64,14 @@ RESOLVED = {
     "importlib.import_module": ("import importlib\nimportlib.import_module('os').system('true')",
                                 "process_control", "os.system"),
     "__import__": ("__import__('o' + 's').system('true')", "process_control", "os.system"),
+    # string-to-object resolvers: an import and attribute lookups from one dotted string
+    "torch._utils._import_dotted_name": ("f = torch._utils._import_dotted_name('torch.soft' + 'max')\n\n"
+                                         "def forward(x):\n    return f(x, -1)", "torch_fallback", "torch.softmax"),
+    "pkgutil.resolve_name": ("import pkgutil\nf = pkgutil.resolve_name('torch:softmax')\n\ndef forward(x):\n"
+                             "    return f(x, -1)", "torch_fallback", "torch.softmax"),
+    # getattr handed on as a value: it is called where no name can be read
+    "getattr as a value": ("import functools\nf = functools.reduce(getattr, ['softmax'], torch)\n\n"
+                           "def forward(x):\n    return f(x, -1)", "introspection", "getattr as a value"),
     "__builtins__ subscript": ("run = __builtins__['ev' + 'al']", "introspection", "eval"),
     "numpy bound to another name": ("import numpy\nnp = numpy\n\ndef forward(x):\n    return np.exp(x)",
                                     "numpy_compute", "numpy.exp via np.exp"),

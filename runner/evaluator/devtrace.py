@@ -392,15 +392,20 @@ def qualified_name(name: str) -> list[str] | None:
     i += nested
     words = []
     while i < len(name) and name[i].isdigit():
-        j = i
-        while j < len(name) and name[j].isdigit():
-            j += 1
-        size = int(name[i:j])
-        words.append(name[j:j + size])
-        i = j + size
+        word, i = _source_name(name, i)
+        words.append(word)
         if not nested:
             break
     return words or None
+
+
+def _source_name(name: str, i: int) -> tuple[str, int]:
+    """The length-prefixed identifier at name[i] (a digit), and where the name goes on."""
+    j = i
+    while j < len(name) and name[j].isdigit():
+        j += 1
+    end = j + int(name[i:j])
+    return name[j:end], end
 
 
 def declared_by(name: str, declared) -> bool:
@@ -443,12 +448,8 @@ def identifiers(name: str) -> list[str]:
     words, i = [], 2
     while i < len(name):
         if name[i].isdigit():
-            j = i
-            while j < len(name) and name[j].isdigit():
-                j += 1
-            size = int(name[i:j])
-            words.append(name[j:j + size])
-            i = j + size
+            word, i = _source_name(name, i)
+            words.append(word)
         else:
             i += 1
     return [w for w in words if w]

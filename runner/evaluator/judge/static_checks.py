@@ -169,7 +169,9 @@ STORING_METHODS = {"append", "add", "insert", "extend", "update", "setdefault", 
 PASS_THROUGH_CALLS = {"functools.partial", "builtins.next", "builtins.iter", "builtins.list", "builtins.tuple",
                       "builtins.set", "builtins.frozenset", "builtins.dict", "builtins.reversed",
                       "builtins.sorted", "builtins.staticmethod", "builtins.classmethod"}
-MODULE_LOADERS = {"builtins.__import__", "importlib.import_module", "importlib.__import__"}
+MODULE_LOADERS = {"builtins.__import__", "importlib.import_module", "importlib.__import__",
+                  # "pkg.mod.attr" (or "pkg.mod:attr") to the object: an import and attribute lookups
+                  "torch._utils._import_dotted_name", "pkgutil.resolve_name"}
 
 
 def _root(origin: str) -> str:
@@ -534,7 +536,7 @@ class _Resolver:
                 out |= {f"{o}.__dict__" for o in first}
             elif callee in MODULE_LOADERS and args:
                 name = self.fold(args[0])
-                out.add(_canonical(name) if isinstance(name, str) else UNKNOWN)
+                out.add(_canonical(name.replace(":", ".")) if isinstance(name, str) else UNKNOWN)
             elif method in ("get", "__getitem__", "pop") and args and \
                     (owner in ("sys.modules", "builtins") or owner.endswith(".__dict__")):
                 out |= self._item({owner}, self.fold(args[0]))
@@ -758,6 +760,8 @@ class _PythonChecker:
                 not isinstance(getattr(node, "ctx", ast.Load()), (ast.Store, ast.Del)):
             for origin in r.origins(node):
                 self._check_reference(origin, node)
+                if origin in ("builtins.getattr", "builtins.hasattr"):    # called elsewhere, on a name never read
+                    self.flag("introspection", f"{_last(origin)} as a value", node)
 
     def _outermost(self, node: ast.AST) -> bool:
         """Not a part of a longer chain (`torch` in `torch.softmax`, `f` in `f(x)`)."""
