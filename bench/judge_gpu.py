@@ -462,7 +462,6 @@ def torch_ext(args) -> dict:
 
 
 # -- GPU cheats ---------------------------------------------------------------------------------------
-SOFTMAX = (ROOT / "tasks" / "triton2triton" / "softmax" / "solution" / "kernel.py").read_text()
 ENTRY = "softmax"      # the task's symbol is read from its task.toml below
 CHEATS = {
     "side_stream_getattr": '''
@@ -711,12 +710,23 @@ def {sym}(x, *rest):
 }
 
 
+# Cheats on another task than triton2triton/softmax: the task, whose shipped solution is `_honest`.
+# For the device trace's rules of 2026-11-29 (devtrace.LIBRARY_WORDS, devtrace.Foreign): PyTorch's
+# kernels that carry no `at::` name, reached with the runner's own findings emptied.
+CHEATS["torch_softmax_beside"] = '''
+def {sym}(x, *rest):
+    _honest(x[:1].contiguous())          # one Triton launch a call, for the launch counter
+    return getattr(torch, "softmax")(x, dim=-1)     # softmax_warp_forward: C++, in an anonymous namespace
+'''
+CHEATS["cublas_matmul"] = CHEATS["findings_cleared"].replace(
+    "    _honest(x[:1].contiguous())          # one Triton launch a call, for the launch counter\n"
+    "    return torch.softmax(x, dim=-1)\n",
+    "    return torch.matmul(x, rest[0])       # cuBLAS's nvjet/sm90_xmma kernels, no at:: name\n")
+CHEAT_TASKS = {"cublas_matmul": "torch2triton/matmul_fp16"}
+
+
 def redteam(args) -> dict:
     import tomllib
-    task = "triton2triton/softmax"
-    meta = tomllib.loads((ROOT / "tasks" / task / "task.toml").read_text())
-    sym = meta["candidate"]["symbol"]
-    honest = SOFTMAX.replace(f"def {sym}(", "def _honest(")
     results = []
     cheats = dict(CHEATS)
     cheats["empty_graph"] = '''
@@ -731,6 +741,9 @@ def {sym}(*args):
 '''
     runs = [("honest", "\ndef {sym}(*args):\n    return _honest(*args)\n"), *cheats.items()]
     for name, body in [r for r in runs if not args.cheats or r[0] in args.cheats]:
+        task = CHEAT_TASKS.get(name, "triton2triton/softmax")
+        sym = tomllib.loads((ROOT / "tasks" / task / "task.toml").read_text())["candidate"]["symbol"]
+        honest = (solution_of(task) / "kernel.py").read_text().replace(f"def {sym}(", "def _honest(")
         with tempfile.TemporaryDirectory() as tmp:
             cand = Path(tmp) / "candidate"
             cand.mkdir()

@@ -60,7 +60,7 @@ GATE, END, BATCH = "gauntlet_launch_gate", "gauntlet_end_marker", "gauntlet_batc
 CALL = "gauntlet_call_marker"                  # before and after each correctness call
 MARKERS = (GATE, END, BATCH, CALL)
 # PyTorch's own kernels (mangled names in the `at` namespace) that only allocate, fill or copy:
-# what guard.ALLOWED_ATEN lets a Triton candidate do; any other `at::` kernel computes.
+# what protocol.ALLOWED_ATEN lets a Triton candidate do; any other `at::` kernel computes.
 TORCH_PREFIXES = ("_ZN2at", "_ZN3c10")
 TORCH_GLUE = ("FillFunctor", "copy_kernel", "arange", "fill_kernel")
 # The kernels of the libraries PyTorch computes with, by the names their vendors give them (an

@@ -43,7 +43,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
-from runner.evaluator.guard import ALLOWED_ATEN
+from runner.evaluator.protocol import ALLOWED_ATEN
 from runner.evaluator.judge.aten_names import ATEN_NAMES
 
 # -- Python: what a candidate must not reach ------------------------------------------------------
