@@ -468,3 +468,25 @@ def test_the_solutions_of_pytorch_tasks_compute_without_pytorch():
         folder = REPO / "tests" / "fixtures" / "torch_ext_candidates" / cheat
         source = next(folder.iterdir()).read_text()
         assert _torch_fallbacks(source) == ["torch_fallback: at::mul (kernel.cu)"]
+
+
+PYTHON_FROM_CXX = {
+    "pybind11 import": 'auto t = py::module_::import("torch");\nreturn t.attr("softmax")(x, -1).cast<torch::Tensor>();',
+    "pybind11 import, old spelling": 'auto t = pybind11::module::import("torch");',
+    "pybind11 eval": 'py::eval("__import__(\'torch\').softmax")(x, -1);',
+    "CPython API": 'PyObject* t = PyImport_ImportModule("torch");',
+    "CPython run": 'PyRun_SimpleString("import torch");',
+}
+
+
+@pytest.mark.parametrize("body", PYTHON_FROM_CXX.values(), ids=PYTHON_FROM_CXX.keys())
+def test_the_python_interpreter_reached_from_cxx_is_flagged(body):
+    """A torch extension is loaded into the runner's Python: from C++ it can import torch and call
+    any op, where no Python check reads it. PYBIND11_MODULE and m.def, which every extension needs,
+    are not flagged."""
+    source = ("#include <torch/extension.h>\n__global__ void k(float* y) {}\n"
+              f"torch::Tensor forward(torch::Tensor x) {{\n{body}\nreturn x;\n}}\n"
+              'PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("forward", &forward); }\n')
+    assert any(f.startswith("introspection:") for f in check_native(source)), check_native(source)
+    assert not any(f.startswith("introspection:")
+                   for f in check_native(source.replace(body, "")))

@@ -886,6 +886,11 @@ NATIVE_FORBIDDEN = {
                         "abort", "quick_exit", "kill", "fopen", "open", "openat", "creat", "unlink", "remove",
                         "rename", "getenv", "setenv", "dlopen", "dlsym", "mprotect", "mmap", "ptrace",
                         "write", "fwrite", "freopen"},
+    # the Python interpreter reached from C++ (a torch extension is loaded into it): anything Python can
+    # do, PyTorch's ops included, where no Python check reads it
+    "introspection": {"PyImport_ImportModule", "PyImport_Import", "PyImport_AddModule", "PyRun_SimpleString",
+                      "PyRun_String", "PyEval_EvalCode", "PyObject_GetAttrString", "PyObject_CallMethod",
+                      "PyObject_CallObject", "PyObject_Call", "PyEval_GetBuiltins", "Py_CompileString"},
     "library_fallback": {"cublasSgemm", "cublasGemmEx", "cublasLtMatmul", "cublasCreate", "cudnnCreate",
                          "hipblasCreate", "rocblas_create_handle", "hipblasLtMatmul", "cublasSgemmStridedBatched"},
 }
@@ -1073,6 +1078,11 @@ def check_torch_native(code: str, uncommented: str, filename: str) -> list[str]:
     return flags
 
 
+# pybind11's ways into the interpreter (PYBIND11_MODULE and m.def, which an extension needs, are not)
+_PYBIND_PYTHON = re.compile(r"\bmodule_?\s*::\s*import\b|\b(?:py|pybind11)\s*::\s*(?:eval|exec|eval_file|globals|"
+                            r"module_?\s*::\s*import|import)\b")
+
+
 def check_native(source: str, *, fp32_task: bool = False, torch_task: bool = False,
                  filename: str = "kernel.cu") -> list[str]:
     """Flags for one CUDA/HIP/C++ source, from its tokens (comments and literals removed).
@@ -1101,6 +1111,8 @@ def check_native(source: str, *, fp32_task: bool = False, torch_task: bool = Fal
             flags.append(f"precision_downgrade: {name} ({filename})")
     if "##" in tokens:
         flags.append(f"obfuscation: ## token pasting ({filename})")
+    for call in sorted(set(_PYBIND_PYTHON.findall(code))):    # py::module_::import("torch"), py::eval(...)
+        flags.append(f"introspection: {''.join(call.split())} ({filename})")
     if torch_task:
         flags += check_torch_native(code, uncommented, filename)
     if "__global__" not in names:
