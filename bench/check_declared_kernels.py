@@ -3,8 +3,9 @@ name every kernel the compiler makes of it? The device trace reads a kernel in a
 call as someone else's (PyTorch's) when its sources do not declare it (devtrace.declared_by), so a
 kernel the reading misses would flag an honest candidate.
 
-For every CUDA source the suite ships (solutions and X->X baselines), nvcc compiles it to a cubin
-here (no GPU needed) and the cubin's entry symbols (STO_CUDA_ENTRY) are read against the reading.
+For every CUDA and HIP source the suite ships (solutions and X->X baselines), nvcc (a cubin) or
+Debian's hipcc (an AMDGPU code object) compiles it here, no GPU needed, and the device code's kernels
+are read against the reading.
 Usage, from the repository root: python3 bench/check_declared_kernels.py [--jobs N]
 Exit 0: every entry declared (or the reading declined, None); 1: some not (listed).
 """
@@ -25,17 +26,28 @@ sys.path.insert(0, str(ROOT))
 from runner.evaluator.devtrace import declared_by  # noqa: E402
 from runner.evaluator.judge.static_checks import declared_kernels  # noqa: E402
 
-NATIVE = (".cu", ".cuh", ".h", ".hpp")
+NATIVE = (".cu", ".hip", ".cuh", ".h", ".hpp")
 
 
 def entries(source: Path, nvcc: str) -> list[str]:
+    """The kernels of the device code the compiler makes: a CUDA source's cubin entries (nvcc,
+    STO_CUDA_ENTRY), a HIP source's AMDGPU code object's kernels (Debian's hipcc, offline: each
+    kernel has a `NAME.kd` descriptor)."""
+    hip = source.suffix == ".hip"
     with tempfile.TemporaryDirectory() as tmp:
-        cubin = Path(tmp) / "k.cubin"
-        proc = subprocess.run([nvcc, "-cubin", "-arch=sm_90", "-std=c++17", "-I", str(source.parent), "-o", str(cubin),
-                               str(source)], capture_output=True, text=True)
+        out = Path(tmp) / "device.o"
+        if hip:
+            cmd = ["hipcc", "--offload-arch=gfx90a", "--offload-device-only", "--no-gpu-bundle-output", "-c", "-std=c++17",
+                   "-I", str(source.parent), "-o", str(out), str(source)]
+        else:
+            cmd = [nvcc, "-cubin", "-arch=sm_90", "-std=c++17", "-I", str(source.parent), "-o", str(out), str(source)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"} if hip else None)
         if proc.returncode != 0:
             raise RuntimeError(proc.stderr[-400:])
-        table = subprocess.run(["readelf", "-sW", str(cubin)], capture_output=True, text=True).stdout
+        table = subprocess.run(["readelf", "-sW", str(out)], capture_output=True, text=True).stdout
+    names = [line.split()[-1] for line in table.splitlines() if len(line.split()) > 7]
+    if hip:
+        return sorted({n.removesuffix(".kd") for n in names if n.endswith(".kd")})
     return [line.split()[-1] for line in table.splitlines() if " FUNC " in line and "[<other>: 10]" in line]
 
 
@@ -62,7 +74,8 @@ def main() -> int:
         print("no nvcc")
         return 2
     sources = sorted({Path(p) for p in glob.glob(str(ROOT / "tasks/*/*/solution/*.cu"))
-                      + glob.glob(str(ROOT / "tasks/cuda2cuda/*/kernel.cu"))})
+                      + glob.glob(str(ROOT / "tasks/cuda2cuda/*/kernel.cu"))
+                      + glob.glob(str(ROOT / "tasks/*/*/solution/*.hip")) + glob.glob(str(ROOT / "tasks/hip2hip/*/kernel.hip"))})
     bad = 0
     with ThreadPoolExecutor(args.jobs) as pool:
         for source, missed, what in pool.map(lambda s: check(s, nvcc), sources):

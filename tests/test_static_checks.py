@@ -69,6 +69,8 @@ RESOLVED = {
                                          "def forward(x):\n    return f(x, -1)", "torch_fallback", "torch.softmax"),
     "pkgutil.resolve_name": ("import pkgutil\nf = pkgutil.resolve_name('torch:softmax')\n\ndef forward(x):\n"
                              "    return f(x, -1)", "torch_fallback", "torch.softmax"),
+    "a dotted-name import of a computed name": ("f = torch._utils._import_dotted_name(bytes([111, 115]).decode())",
+                                                "introspection", "_import_dotted_name of a computed name"),
     # getattr handed on as a value: it is called where no name can be read
     "getattr as a value": ("import functools\nf = functools.reduce(getattr, ['softmax'], torch)\n\n"
                            "def forward(x):\n    return f(x, -1)", "introspection", "getattr as a value"),

@@ -52,10 +52,11 @@ C_HONEST = "for (int64_t i = 0; i < n; i++) y[i] = a * x[i];\nreturn 0;"
 
 
 class Verdict:
-    def __init__(self, evaluation, task_id=SCALE, category="triton2triton"):
+    def __init__(self, evaluation, task_id=SCALE, category="triton2triton", static=()):
         from runner.results.result import AttemptResult
         from runner.results.score import aka_score, bounded_score
         self.evaluation = evaluation
+        self.static = list(static)      # the static checks' flags on the candidate's files
         self.result = AttemptResult(task=task_id, category=category, agent="redteam", device="cpu", status="ok")
         self.result.apply(evaluation)
         self.aka = aka_score(self.result)
@@ -72,6 +73,12 @@ class Verdict:
 
     def flagged(self, kind: str) -> bool:
         return any(f.startswith(kind) for f in self.flags)
+
+    @property
+    def outside_flags(self) -> list[str]:
+        """The flags of every line but the static checks: what holds where a spelling the static
+        checks cannot follow is found (the mechanisms must hold alone)."""
+        return [f for f in self.flags if f not in self.static]
 
     @property
     def errors(self) -> dict:
@@ -91,13 +98,14 @@ def scale_task(tasks_root):
 @pytest.fixture
 def judge(scale_task, tmp_path):
     """judge(source, **evaluate_kwargs) -> Verdict, for the Triton fixture task."""
-    from runner.evaluator.judge.evaluation import evaluate
+    from runner.evaluator.judge.evaluation import evaluate, static_flags
 
     def run(source: str | bytes, splits=("seen",), measure=False, **kwargs):
         candidate = tmp_path / f"candidate{len(list(tmp_path.glob('candidate*')))}"
         candidate.mkdir()
         (candidate / "kernel.py").write_bytes(source if isinstance(source, bytes) else source.encode())
-        return Verdict(evaluate(scale_task, candidate, "cpu", splits=splits, measure=measure, **kwargs))
+        evaluation = evaluate(scale_task, candidate, "cpu", splits=splits, measure=measure, **kwargs)
+        return Verdict(evaluation, static=static_flags(scale_task, candidate, False))
     return run
 
 

@@ -123,11 +123,14 @@ def forward(x, alpha):
 '''
 
 
-def test_the_cheats_pass_the_static_checks():
-    """What makes the rest meaningful: no static flag names any of them (the judge's own code)."""
+def test_the_static_checks_name_them_now_and_the_tests_below_read_past_them():
+    """On e9f494d no static flag named these cheats: a dotted name imported from a string was not
+    followed. The static checks follow it now (and flag an import of a name they cannot fold), so
+    the tests below read only the other lines' flags (Verdict.outside_flags): each outside
+    mechanism is shown to hold where a spelling the static checks miss is found."""
     from runner.evaluator.judge.static_checks import check_python
     for source in (PYTHON_WORKER, FORKED_WORKER, NATIVE_WORKER):
-        assert check_python(source) == []
+        assert any(f.startswith("process_control: os via _load") for f in check_python(source))
 
 
 def test_an_honest_kernel_raises_no_process_finding(judge):
@@ -138,7 +141,7 @@ def test_an_honest_kernel_raises_no_process_finding(judge):
 
 def test_a_python_worker_process_is_seen_from_outside(judge):
     v = judge(PYTHON_WORKER)
-    assert v.flagged("foreign_process") and v.rejected(), (v.flags, v.errors)
+    assert any(f.startswith("foreign_process") for f in v.outside_flags) and v.rejected(), (v.flags, v.errors)
     assert any("second Python process" in f for f in v.flags), v.flags
 
 
@@ -146,7 +149,7 @@ def test_a_forked_copy_of_the_runner_is_refused(judge):
     v = judge(FORKED_WORKER)
     assert not v.evaluation.compiled and v.rejected(), (v.flags, v.evaluation.compile_log[-300:])
     assert "Operation not permitted" in v.evaluation.compile_log, v.evaluation.compile_log[-300:]
-    assert not v.flags, v.flags            # the fork refused is the whole defence: nothing else named it
+    assert not v.outside_flags, v.flags    # the fork refused is the whole defence: no other line named it
 
 
 def test_a_program_compiled_in_the_sandbox_under_a_toolchain_name_is_seen(judge):

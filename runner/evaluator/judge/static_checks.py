@@ -804,6 +804,8 @@ class _PythonChecker:
             if callee in ("builtins.getattr", "builtins.hasattr", "builtins.setattr", "builtins.delattr") and \
                     len(node.args) >= 2:
                 self._check_named_attribute(callee.removeprefix("builtins."), node)
+            if callee in MODULE_LOADERS and node.args and not isinstance(self.resolver.fold(node.args[0]), str):
+                self.flag("introspection", f"{_last(callee)} of a computed name", node)
         if self.fp32_task:
             for kw in node.keywords:
                 if kw.arg in ("allow_tf32", "input_precision") and isinstance(kw.value, ast.Constant) and \
