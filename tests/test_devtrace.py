@@ -6,6 +6,7 @@ leaves: PyTorch's kernels in a call, work between calls, a clock shorter than th
 a trace switched off."""
 import fcntl
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -657,3 +658,26 @@ def test_the_judge_reads_a_task_s_native_sources_and_not_a_triton_task_s(tmp_pat
     assert found is not None and found.kernels == {"bmm_small", "bmm_rowvec", "bmm_tile"}
     triton = load_task(root / "torch2triton" / "bmm", root)
     assert _declared_kernels(triton, triton.language, triton.solution_dir) is None
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed (scripts/install.sh installs it)")
+def test_every_kernel_nvcc_makes_of_a_source_is_one_the_judge_reads_as_declared(tmp_path):
+    """The reading against the compiler: nvcc's cubin entries for a source with a namespace, a
+    template with an attribute of nested parentheses, an anonymous namespace (nvcc writes the file's
+    name into it: `_GLOBAL__N__<hash>_9_kernel_cu_<hash>`) and an extern "C" kernel. Named in another
+    file, the anonymous namespace's kernel is not the source's. (bench/check_declared_kernels.py
+    reads every source the suite ships the same way.)"""
+    source = NATIVE_SOURCE.replace("#include <cub/cub.cuh>\n", "") + (
+        "template __global__ void fast::softmax_rows<256, false>(const float*, float*, int);\n"
+        "void launch(float* y) { helper_pass<<<1, 1>>>(y); }\n")
+    (tmp_path / "kernel.cu").write_text(source)
+    cubin = tmp_path / "k.cubin"
+    subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-o", str(cubin), str(tmp_path / "kernel.cu")], check=True,
+                   capture_output=True)
+    table = subprocess.run(["readelf", "-sW", str(cubin)], capture_output=True, text=True, check=True).stdout
+    entries = [line.split()[-1] for line in table.splitlines() if " FUNC " in line and "[<other>: 10]" in line]
+    assert len(entries) == 3 and any("_GLOBAL__N__" in e and "_9_kernel_cu_" in e for e in entries), entries
+    assert all(devtrace.declared_by(e, declared(source)) for e in entries), entries
+    elsewhere = declared(source, filename="other.cu")
+    assert [e for e in entries if not devtrace.declared_by(e, elsewhere)] == \
+        [e for e in entries if "_GLOBAL__N__" in e]

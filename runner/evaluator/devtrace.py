@@ -378,7 +378,14 @@ def is_torch(name: str, foreign: Foreign = Foreign()) -> bool:
 # CUTLASS GEMM): their kernels are the source's. PyTorch's own copies are named apart
 # (at_cuda_detail::cub, CUTLASS on at::cuda: LIBRARY_WORDS, is_library).
 HEADER_LIBRARIES = ("cub", "thrust", "cutlass", "cute", "cooperative_groups", "cuda", "hipcub", "rocprim")
-_ANONYMOUS = re.compile(r"_GLOBAL__N__[0-9a-f]+_\d+_(\w+)_[0-9a-f]+")
+# nvcc's anonymous namespace: _GLOBAL__N__<hash>_<length>_<file, '.' as '_'>_<a hash or a name>
+_ANONYMOUS = re.compile(r"_GLOBAL__N__[0-9a-f]+_(\d+)_")
+
+
+def anonymous_unit(word: str) -> str | None:
+    """The file an nvcc anonymous namespace was compiled from (`SoftMax_cu`), read by its length."""
+    match = _ANONYMOUS.match(word)
+    return word[match.end():match.end() + int(match.group(1))] if match else None
 
 
 def qualified_name(name: str) -> list[str] | None:
@@ -421,11 +428,11 @@ def declared_by(name: str, declared) -> bool:
     if function not in declared.kernels:
         return False
     for word in scope:
-        anonymous = _ANONYMOUS.fullmatch(word)
-        if anonymous:
-            if anonymous.group(1) not in declared.units:
+        unit = anonymous_unit(word)
+        if unit is not None:
+            if unit not in declared.units:
                 return False
-        elif word not in declared.namespaces and not word.startswith("_GLOBAL__N"):
+        elif word not in declared.namespaces and word != "_GLOBAL__N_1":     # a host compiler's, fileless
             return False
     return True
 
