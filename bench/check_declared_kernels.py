@@ -24,9 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from runner.evaluator.devtrace import declared_by  # noqa: E402
-from runner.evaluator.judge.static_checks import declared_kernels  # noqa: E402
-
-NATIVE = (".cu", ".hip", ".cuh", ".h", ".hpp")
+from runner.evaluator.judge.evaluation import _declared_kernels as declared_in_tree  # noqa: E402
+from runner.tasks.task import load_task  # noqa: E402
 
 
 def entries(source: Path, nvcc: str) -> list[str]:
@@ -52,8 +51,11 @@ def entries(source: Path, nvcc: str) -> list[str]:
 
 
 def check(source: Path, nvcc: str) -> tuple[Path, list[str], str]:
-    texts = {p.name: p.read_text(errors="replace") for p in source.parent.iterdir() if p.suffix in NATIVE}
-    declared = declared_kernels(texts)
+    # what the judge reads: its own function, over the task's native files in the source's folder
+    folder = source.parent
+    task_dir = folder.parent if folder.name == "solution" else folder
+    task = load_task(task_dir, ROOT / "tasks")
+    declared = declared_in_tree(task, task.language, folder)
     try:
         names = entries(source, nvcc)
     except RuntimeError as exc:

@@ -463,6 +463,14 @@ def torch_ext(args) -> dict:
 
 # -- GPU cheats ---------------------------------------------------------------------------------------
 ENTRY = "softmax"      # the task's symbol is read from its task.toml below
+# The runner's findings emptied through its `__main__` module, reached by a name resolved from a string.
+FINDINGS_CLEARED = '''
+_load = torch._utils._import_dotted_name
+for _name in ("__main__", "runner.evaluator.kernel_runner"):
+    _mod = _load(_name)
+    if hasattr(_mod, "Runner"):
+        _mod.Runner._drain = lambda self: []
+'''
 CHEATS = {
     "side_stream_getattr": '''
 _side = getattr(torch.cuda, "Str" + "eam")()
@@ -610,13 +618,7 @@ def {sym}(x, *rest):
     # is for the device trace (devtrace.py, on by default on CUDA) to catch from outside it.
     # PyTorch computes; the runner's findings are emptied through its `__main__` module, reached by
     # a name resolved from a string, so the dispatch watch's torch_fallback never leaves the runner.
-    "findings_cleared": '''
-_load = torch._utils._import_dotted_name
-for _name in ("__main__", "runner.evaluator.kernel_runner"):
-    _mod = _load(_name)
-    if hasattr(_mod, "Runner"):
-        _mod.Runner._drain = lambda self: []
-
+    "findings_cleared": FINDINGS_CLEARED + '''
 
 def {sym}(x, *rest):
     _honest(x[:1].contiguous())          # one Triton launch a call, for the launch counter
@@ -718,10 +720,11 @@ def {sym}(x, *rest):
     _honest(x[:1].contiguous())          # one Triton launch a call, for the launch counter
     return getattr(torch, "softmax")(x, dim=-1)     # softmax_warp_forward: C++, in an anonymous namespace
 '''
-CHEATS["cublas_matmul"] = CHEATS["findings_cleared"].replace(
-    "    _honest(x[:1].contiguous())          # one Triton launch a call, for the launch counter\n"
-    "    return torch.softmax(x, dim=-1)\n",
-    "    return torch.matmul(x, rest[0])       # cuBLAS's nvjet/sm90_xmma kernels, no at:: name\n")
+CHEATS["cublas_matmul"] = FINDINGS_CLEARED + '''
+
+def {sym}(x, *rest):
+    return torch.matmul(x, rest[0])       # cuBLAS's nvjet/sm90_xmma kernels, no at:: name
+'''
 CHEAT_TASKS = {"cublas_matmul": "torch2triton/matmul_fp16"}
 
 

@@ -681,3 +681,23 @@ def test_every_kernel_nvcc_makes_of_a_source_is_one_the_judge_reads_as_declared(
     elsewhere = declared(source, filename="other.cu")
     assert [e for e in entries if not devtrace.declared_by(e, elsewhere)] == \
         [e for e in entries if "_GLOBAL__N__" in e]
+
+
+def test_the_judge_reads_each_role_against_its_own_code():
+    """Judge.foreign, what the rules get per role: the reference's kernels only for a PyTorch->X
+    task's candidate, C++ kernels foreign in a Triton task, each role's own declared sources."""
+    from types import SimpleNamespace
+    from runner.evaluator.judge.rounds import Rounds
+    calls = [[devtrace.Op("kernel", n, 8, 7, 0, 1, 1, 1) for n in (SOFTMAX_WARP, ATEN_FILL)]]
+    mine, shipped = declared(), declared("__global__ void naive(float* y) {}\n")
+    torch_to_cuda = SimpleNamespace(task=SimpleNamespace(language="cuda"), baseline_glue=False,
+                                    declared={"candidate": mine, "baseline": None})
+    got = Rounds.foreign(torch_to_cuda, "candidate", calls)
+    assert got.reference == {SOFTMAX_WARP} and got.declared is mine and not got.cxx
+    cuda_to_cuda = SimpleNamespace(task=SimpleNamespace(language="cuda"), baseline_glue=True,
+                                   declared={"candidate": mine, "baseline": shipped})
+    assert Rounds.foreign(cuda_to_cuda, "candidate", calls).reference == frozenset()
+    assert Rounds.foreign(cuda_to_cuda, "baseline").declared is shipped
+    triton = SimpleNamespace(task=SimpleNamespace(language="triton"), baseline_glue=True,
+                             declared={"candidate": None, "baseline": None})
+    assert Rounds.foreign(triton, "candidate").cxx

@@ -33,6 +33,7 @@ Imports only the standard library.
 from __future__ import annotations
 
 import fcntl
+import functools
 import glob
 import hashlib
 import os
@@ -368,7 +369,7 @@ class Foreign:
 def is_torch(name: str, foreign: Foreign = Foreign()) -> bool:
     """PyTorch computing: its own kernels (less allocation's fills and copies), its libraries', and
     what `foreign` says this task's candidate cannot have written."""
-    if any(g in name for g in TORCH_GLUE) or name in MARKERS:
+    if is_glue_or_marker(name):
         return False
     return (name.startswith(TORCH_PREFIXES) or name in foreign.reference or (foreign.cxx and name.startswith("_Z"))
             or is_library(name) or (foreign.declared is not None and not declared_by(name, foreign.declared)))
@@ -415,6 +416,7 @@ def _source_name(name: str, i: int) -> tuple[str, int]:
     return name[j:end], end
 
 
+@functools.lru_cache(maxsize=8192)
 def declared_by(name: str, declared) -> bool:
     """Whether a kernel is one the code's sources declare: its function one of their __global__
     names, in a scope they open (their namespaces, an anonymous namespace of one of their files) or
@@ -437,6 +439,12 @@ def declared_by(name: str, declared) -> bool:
     return True
 
 
+def is_glue_or_marker(name: str) -> bool:
+    """Allocation's fills and copies, which any code runs, and the harness's own markers."""
+    return name in MARKERS or any(g in name for g in TORCH_GLUE)
+
+
+@functools.lru_cache(maxsize=8192)      # read per kernel of every call, by several rules: names repeat
 def is_library(name: str) -> bool:
     words = identifiers(name)
     if any(LIBRARY_WORDS.match(w) for w in words):
@@ -636,8 +644,7 @@ def _torch_ms(call: list[Op], foreign: Foreign = Foreign()) -> float:
 def reference_kernels(calls: list[list[Op]]) -> frozenset[str]:
     """The kernels a PyTorch->X task's reference ran in its calls (it is PyTorch): less the
     harness's markers and allocation's fills and copies, which a candidate runs too."""
-    return frozenset(op.name for call in calls for op in call
-                     if op.kind == "kernel" and op.name not in MARKERS and not any(g in op.name for g in TORCH_GLUE))
+    return frozenset(op.name for call in calls for op in call if op.kind == "kernel" and not is_glue_or_marker(op.name))
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ import socket
 # Both sides read this one list: the runner's op watch (guard.py) and the judge's static checks.
 # Allocation, views, copies and dtype-preserving glue; everything else is computation PyTorch does
 # for the candidate (a fallback) when the category asks for a custom kernel.
-ALLOWED_ATEN = {
+ALLOWED_ATEN = frozenset({
     "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "new_zeros", "new_full",
     "zeros", "zeros_like", "ones", "ones_like", "full", "full_like", "fill_", "zero_", "set_", "copy_",
     "_to_copy", "clone", "view", "_unsafe_view", "reshape", "as_strided", "t", "transpose", "permute",
@@ -49,7 +49,7 @@ ALLOWED_ATEN = {
     "_local_scalar_dense", "arange", "is_same_size", "sym_size", "sym_stride", "sym_numel",
     "sym_storage_offset", "record_stream", "_has_compatible_shallow_copy_type", "lift", "flatten",
     "unflatten", "movedim", "numpy_T", "is_pinned", "_pin_memory",
-}
+})
 
 MAX_MESSAGE = 1 << 20          # a reply larger than this is a protocol violation
 MAX_FDS = 64

@@ -479,12 +479,10 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
     # The correctness calls each runner's trace was left with (configs after the last timed one,
     # where both runners went through the same calls), the candidate's against the baseline's
     baseline_left = [call for r in started_runners if r.role == "baseline" for call in r.calls_left]
-    declared = judge.declared if judge is not None else {"baseline": None, "candidate": None}
-    triton = task.language == "triton"
-    foreign = devtrace.Foreign(devtrace.reference_kernels(baseline_left) if task.baseline_is_reference else frozenset(),
-                               triton, declared["candidate"])
-    glue = None if task.baseline_is_reference else devtrace.Glue.of(
-        baseline_left, devtrace.Foreign(cxx=triton, declared=declared["baseline"]))
+    foreign = judge.foreign("candidate", baseline_left) if judge is not None else devtrace.Foreign()
+    glue = None
+    if not task.baseline_is_reference:
+        glue = devtrace.Glue.of(baseline_left, judge.foreign("baseline") if judge is not None else devtrace.Foreign())
     for runner in started_runners:
         flags += runner.outside_findings
         if runner.role == "candidate":

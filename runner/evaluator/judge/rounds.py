@@ -211,6 +211,16 @@ class Rounds:
         baseline.request({"op": "release"})
         return (wall_ms - sum(reply["samples"])) / n
 
+    def foreign(self, role: str, baseline_calls: list | None = None) -> devtrace.Foreign:
+        """What the device trace reads as not written by `role`'s code (devtrace.Foreign): in a
+        Triton task any C++ kernel; in a native one what its sources do not declare; for the
+        candidate of a PyTorch->X task, the kernels the baseline (PyTorch itself) ran in
+        `baseline_calls`."""
+        reference = frozenset()
+        if role == "candidate" and not self.baseline_glue and baseline_calls:
+            reference = devtrace.reference_kernels(baseline_calls)
+        return devtrace.Foreign(reference, cxx=self.task.language == "triton", declared=self.declared[role])
+
     def _read_trace(self, config: Config, baseline: RunnerClient, candidate: RunnerClient) -> None:
         """The device trace of this config's timed batches (devtrace.py), the candidate's read
         against the baseline's, and of its correctness calls (each runner's trace kept them at its
@@ -230,16 +240,12 @@ class Rounds:
             return
         # X->X: the PyTorch kernels the task's shipped code runs itself on this config, in the same
         # kind of call (timed, correctness: the baseline's runner went through the very same calls)
+        base_inside = [call for b in base for call in b.inside]
         glue = call_glue = None
-        triton = self.task.language == "triton"
-        foreign = devtrace.Foreign(cxx=triton, declared=self.declared["candidate"])
         if self.baseline_glue:     # read against what the shipped code's own sources declare
-            shipped = devtrace.Foreign(cxx=triton, declared=self.declared["baseline"])
-            glue = devtrace.Glue.of([call for b in base for call in b.inside], shipped)
-            call_glue = devtrace.Glue.of(base_calls, shipped)
-        else:    # PyTorch->X: the baseline is PyTorch, each of its kernels PyTorch's in the candidate's calls
-            foreign = devtrace.Foreign(devtrace.reference_kernels([call for b in base for call in b.inside] + base_calls),
-                                       triton, self.declared["candidate"])
+            glue = devtrace.Glue.of(base_inside, self.foreign("baseline"))
+            call_glue = devtrace.Glue.of(base_calls, self.foreign("baseline"))
+        foreign = self.foreign("candidate", base_inside + base_calls)
         found = devtrace.findings(cand, base, own_kernel_required=True, glue=glue, foreign=foreign)
         found += devtrace.call_findings(cand_calls, call_glue, foreign)
         trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: what each rule read
