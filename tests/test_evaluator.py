@@ -404,6 +404,21 @@ def test_the_offset_diagnosis_probes_every_config_and_applies_the_quickest_alone
     assert record["baseline_offset_ms"] == record["process_offset"]["probe_ms"] - record["process_offset"]["baseline_ms"]
 
 
+def test_an_offset_beyond_the_limit_is_measured_and_not_applied(tasks_root, tmp_path, monkeypatch):
+    """An offset larger than policy.PROCESS_OFFSET_LIMIT of the baseline's time where it was measured
+    is no per-launch cost: no baseline time carries it, a note says why, and each speedup is of the
+    two processes' own times. (Limit 0 here: the CPU's offsets are noise of any size.)"""
+    from runner.evaluator.judge import policy
+    monkeypatch.setitem(policy.PROCESS_OFFSET_LIMIT, "cpu", -1.0)
+    ev = evaluate_source(tasks_root, tmp_path, (tasks_root / SCALE / "solution" / "kernel.py").read_text(),
+                         splits=("seen",), process_offset=True)
+    assert ev.correct("seen") and all(c.speedup for c in ev.configs)
+    assert all(c.baseline_offset_ms is None for c in ev.configs)
+    assert any(f.startswith("note: the process offset (") and "was not applied" in f for f in ev.notes), ev.notes
+    assert all(abs(c.speedup - c.baseline_ms / c.candidate_ms) <= 1e-9 * c.speedup for c in ev.configs)
+    assert "before the candidate was loaded" not in ev.timing_method
+
+
 def test_no_process_offset_on_the_cpu_unless_asked(tasks_root, tmp_path, monkeypatch):
     events = _spy_requests(monkeypatch)
     ev = evaluate_source(tasks_root, tmp_path, (tasks_root / SCALE / "solution" / "kernel.py").read_text(),

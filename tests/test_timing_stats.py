@@ -153,6 +153,25 @@ def test_a_noops_interval_holds_one_and_a_real_gap_excludes_it():
     assert hi < 1.0
 
 
+def test_an_applied_offset_brings_its_own_noise_into_the_interval():
+    """The process offset is a measurement (the median of its rounds' differences): resampled with
+    the config's rounds, a noisy offset widens the interval around the same point, and a steady
+    one leaves it as a fixed offset does."""
+    rng = random.Random(11)
+    base_rounds = [[0.050 + rng.gauss(0, 0.0002) for _ in range(25)] for _ in range(16)]
+    cand_rounds = [[x + rng.gauss(0, 0.0002) for x in r] for r in base_rounds]
+    base, cand = figures(base_rounds, cand_rounds)
+    flipping = [(0.050, 0.050 + d) for d in (-0.012,) * 4 + (0.0,) * 4 + (0.012,) * 4]   # levels between rounds
+    offset = statistics.median(p[1] - p[0] for p in flipping)
+    fixed = speedup_interval(base, cand, offset)
+    noisy = speedup_interval(base, cand, offset, offset_rounds=flipping)
+    assert noisy[0] < fixed[0] and noisy[1] > fixed[1] and (noisy[1] - noisy[0]) > 5 * (fixed[1] - fixed[0])
+    point = (base.time_ms + offset) / cand.time_ms
+    assert noisy[0] <= point <= noisy[1]
+    steady = [(0.050, 0.050 + offset)] * 12
+    assert speedup_interval(base, cand, offset, offset_rounds=steady) == fixed
+
+
 def test_no_interval_from_fewer_than_three_pairs():
     base, cand = figures([[0.01] * 25, [0.01] * 25], [[0.02] * 25, [0.02] * 25])
     assert speedup_interval(base, cand) is None

@@ -161,28 +161,33 @@ def paired(base: Timed, cand: Timed) -> Timed:
     return replace(cand, time_ms=max(EVENT_RESOLUTION_MS, base.time_ms + difference))
 
 
-def speedup_interval(base: Timed, cand: Timed, offset_ms: float = 0.0, *, level: float = 0.95,
+def speedup_interval(base: Timed, cand: Timed, offset_ms: float = 0.0, *, offset_rounds=(), level: float = 0.95,
                      resamples: int = 2000, seed: int = 0) -> tuple[float, float] | None:
     """A `level` percentile-bootstrap interval for the speedup (baseline + offset) / candidate that
     `paired` implies, resampling rounds as pairs: the rounds are the independent unit (each at its
     own placement, both kernels in it), and the figure is the median of the round differences
     beside the median of the baseline's rounds. Where rounds do not count (the CPU: one repetition
-    a round) the samples are paired by index and each side's figure is its median, as `stats`. None with fewer than 3 pairs. Seeded: the same
-    samples give the same interval."""
+    a round) the samples are paired by index and each side's figure is its median, as `stats`.
+    `offset_rounds`, the (baseline, probe) round pairs the offset was measured from (the median of
+    their differences): resampled too, so the interval holds the offset's noise as well as the
+    config's. None with fewer than 3 pairs. Seeded: the same samples give the same interval."""
     import random
     rounds = bool(base.round_ms) and len(base.round_ms) == len(cand.round_ms)
     pairs = list(zip(base.round_ms, cand.round_ms)) if rounds else list(zip(base.all_ms, cand.all_ms))
     if len(pairs) < 3:
         return None
-    rng = random.Random(seed)
-    n = len(pairs)
+    offset_pairs = list(offset_rounds) if len(offset_rounds) >= 3 else []
+    rng, offset_rng = random.Random(seed), random.Random(seed + 1)    # the config's draws alike with or without
+    n, m = len(pairs), len(offset_pairs)
     figures = []
     for _ in range(resamples):
         draw = [pairs[rng.randrange(n)] for _ in range(n)]
         b = statistics.median(p[0] for p in draw)
         c = b + statistics.median(p[1] - p[0] for p in draw) if rounds else statistics.median(p[1] for p in draw)
         c = max(EVENT_RESOLUTION_MS, c)
-        figures.append((b + offset_ms) / c)
+        offset = statistics.median(q[1] - q[0] for q in (offset_pairs[offset_rng.randrange(m)] for _ in range(m))) \
+            if offset_pairs else offset_ms
+        figures.append((b + offset) / c)
     figures.sort()
     tail = (1.0 - level) / 2.0
     return figures[int(tail * (resamples - 1))], figures[int((1.0 - tail) * (resamples - 1))]

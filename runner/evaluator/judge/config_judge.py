@@ -63,6 +63,7 @@ class Judge(Correctness, Rounds):
         self.timing_setup: dict[tuple[str, str], dict] = {}    # per timed config: how the baseline was timed
         self.baseline_offset_ms: float | None = None   # added to every baseline time (process_offset)
         self.offset_record: dict = {}            # how it was measured, for the trace
+        self.offset_rounds: list[tuple[float, float]] = []   # its (baseline, probe) round pairs
         # The timed buffers' arena (arena.py): one per timed config, shared by the runners timed on it
         self.use_arena = use_arena
         self.arena: arena.Arena | None = None
@@ -155,7 +156,7 @@ class Judge(Correctness, Rounds):
                 row.candidate_ms = max(row.candidate_ms, cand.time_ms + excess_gap)
             if row.candidate_ms > 0 and math.isfinite(row.candidate_ms):
                 row.speedup = row.baseline_ms / row.candidate_ms
-                row.speedup_ci95 = row_interval(row, base, cand)
+                row.speedup_ci95 = row_interval(row, base, cand, self.offset_rounds)
                 if row.speedup > self.max_speedup and config.split == SPLIT_DRAWN:
                     # The task author vetted the seen and hidden configs, not a drawn shape, where the
                     # baseline itself can be pathological.

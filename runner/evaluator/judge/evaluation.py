@@ -301,7 +301,14 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                             for config in every:
                                 if config is not first:
                                     judge.time(baseline, runner, config, probe=True)
-                        judge.baseline_offset_ms = judge.process_offset(baseline, runner, first)
+                        offset = judge.process_offset(baseline, runner, first)
+                    limit = policy.PROCESS_OFFSET_LIMIT[device_kind(device)] * judge.offset_record["baseline_ms"]
+                    judge.baseline_offset_ms = offset if abs(offset) <= limit else None
+                    if judge.baseline_offset_ms is None:
+                        flags.append(f"note: the process offset ({offset * 1000:.2f} us on {first.name}) was not "
+                                     f"applied: more than {policy.PROCESS_OFFSET_LIMIT[device_kind(device)]:.0%} of the "
+                                     "baseline's time there is no per-launch cost (a call whose level changes "
+                                     "between rounds); baseline times are from the baseline's own process")
                 except (RunnerFailed, Mismatch) as exc:
                     judge.baseline_offset_ms = None
                     flags.append(f"note: the process offset was not measured ({str(exc)[:200]}); "

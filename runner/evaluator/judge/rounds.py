@@ -298,6 +298,8 @@ class Rounds:
         base, other, _ = self.time(baseline, probe, config, probe=True)
         self.offset_record = {"config": config.name, "baseline_ms": base.time_ms, "probe_ms": other.time_ms,
                               "plain_ms": [statistics.median(base.all_ms), statistics.median(other.all_ms)]}
+        # its rounds, so that each interval carries the offset's own uncertainty (row_interval)
+        self.offset_rounds = list(zip(base.round_ms, other.round_ms)) if len(base.round_ms) == len(other.round_ms) else []
         return other.time_ms - base.time_ms
 
     def _common(self, graph: bool) -> dict:
@@ -443,12 +445,14 @@ class Rounds:
 
 
 
-def row_interval(row: ConfigResult, base, cand) -> list[float] | None:
+def row_interval(row: ConfigResult, base, cand, offset_rounds=()) -> list[float] | None:
     """The 95 % interval of the row's speedup from its rounds, moved with any correction the judge
     made to the candidate's figure (its own clock, the sync gap): the interval is of the samples'
-    ratio, scaled onto the speedup that stands."""
+    ratio, scaled onto the speedup that stands. With a process offset applied, the offset's own
+    rounds (`offset_rounds`, its baseline and probe round pairs) are resampled too: it is a
+    measurement, and its noise is the speedup's."""
     offset = row.baseline_offset_ms or 0.0
-    interval = timing.speedup_interval(base, cand, offset)
+    interval = timing.speedup_interval(base, cand, offset, offset_rounds=offset_rounds if offset else ())
     point = (base.time_ms + offset) / max(cand.time_ms, timing.EVENT_RESOLUTION_MS)
     if interval is None or not point > 0:
         return None
