@@ -7,7 +7,7 @@ For every CUDA and HIP source the suite ships (solutions and X->X baselines), nv
 Debian's hipcc (an AMDGPU code object) compiles it here, no GPU needed, and the device code's kernels
 are read against the reading.
 Usage, from the repository root: python3 bench/check_declared_kernels.py [--jobs N]
-Exit 0: every entry declared (or the reading declined, None); 1: some not (listed).
+Exit 0: every entry declared (or no native source to read, None); 1: some not (listed).
 """
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def check(source: Path, nvcc: str) -> tuple[Path, list[str], str]:
     except RuntimeError as exc:
         return source, [], f"did not compile: {exc}"
     if declared is None:
-        return source, [], "reading declined (None): no rule applies"
+        return source, [], "no native source read (None): no rule applies"
     missed = [n for n in names if not declared_by(n, declared)]
     return source, missed, f"{len(names)} entries, {len(missed)} not declared"
 

@@ -17,3 +17,11 @@ SP=$(python3 -c "import os, torch; print(os.path.dirname(os.path.dirname(torch._
 if [ -n "$SP" ] && [ -w "$SP/torch" ] && [ ! -f /tmp/.gauntlet-compiled ]; then
   python3 -m compileall -q -j 0 "$SP/torch" "$SP/triton" "$SP/sympy" "$SP/numpy" > /dev/null 2>&1 && touch /tmp/.gauntlet-compiled
 fi
+# For a call's script: `left TOTAL CAP` is the seconds a step may take (at most CAP, at least 5) of
+# TOTAL for the call; `record_env` writes the machine and versions to $OUT/env.txt and shows them.
+left() { local l=$(( $1 - SECONDS )); [ $l -gt $2 ] && echo $2 || echo $(( l > 5 ? l : 5 )); }
+record_env() {
+  { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+    python3 -c "import torch, triton; print(torch.__version__, triton.__version__)"; } > $OUT/env.txt 2>&1
+  cat $OUT/env.txt
+}

@@ -601,9 +601,25 @@ def test_the_judge_reads_which_kernels_a_native_source_declares():
     found = declared()
     assert found.kernels == {"softmax_rows", "helper_pass", "scale"}      # attributes with nested (), templates
     assert "fast" in found.namespaces and found.units == {"kernel_cu"}
-    # kernels a macro declares are named by its arguments: not read, so no rule guesses
-    assert declared("#define K(name) __global__ void name(float* y) {}\nK(a)\nK(b)\n") is None
-    assert declared("#define K(name) \\\n  __global__ void name(float* y) {}\nK(a)\n") is None
+    # kernels a macro declares are named by its arguments: every identifier of the file may be one
+    by_macro = declared("#define K(name) __global__ void name(float* y) {}\nK(a)\nK(b)\n")
+    assert {"a", "b"} <= by_macro.kernels and not by_macro.any_name
+    assert "a" in declared("#define K(name) \\\n  __global__ void name(float* y) {}\nK(a)\n").kernels
+    assert declared("#define K(n) __global__ void n##_kernel(float* y) {}\nK(a)\n").any_name    # a pasted name
+    assert declared("__attribute__((global)) void spelled_out(float* y) {}\n").kernels == {"spelled_out"}
+
+
+def test_a_macro_that_declares_kernels_does_not_turn_the_rule_off():
+    """An unused `#define` with `__global__` in it once made the judge read no declared kernels at
+    all, and so no rule: PyTorch's anonymous-namespace kernel passed as the candidate's own. Now the
+    file's names are read loosely and its scopes as strictly as ever."""
+    decoy = "#define UNUSED(n) __global__ void n(float* y) {}\n"
+    for source in (NATIVE_SOURCE + decoy, NATIVE_SOURCE + decoy.replace("void n(", "void n##_k(")):
+        foreign = devtrace.Foreign(declared=declared(source))
+        assert devtrace.is_torch(SOFTMAX_WARP, foreign), source               # another file's namespace
+        assert devtrace.is_torch(mangled("other", "softmax_rows", args="ILi256ELb0EEvPKfPfi"), foreign)
+        assert not devtrace.is_torch(mangled("fast", "softmax_rows", args="ILi256ELb0EEvPKfPfi"), foreign)
+    assert devtrace.is_torch("some_jit_kernel", devtrace.Foreign(declared=declared(NATIVE_SOURCE + decoy)))
 
 
 def test_a_native_candidate_s_own_kernels_and_header_libraries_are_its_own():

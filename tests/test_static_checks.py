@@ -177,6 +177,14 @@ TORCH_SPELLINGS = [
     "def forward(x):\n    return type(x).softmax(x, -1)",
     "import operator\n\ndef forward(x):\n    return operator.methodcaller('softmax', -1)(x)",
     "@torch.compile\ndef forward(x):\n    return x",
+    # `@` in every spelling: the operator, in place, as a function, as a method (cuBLAS runs each)
+    "def forward(a, b):\n    return a @ b",
+    "def forward(a, b):\n    c = a.clone()\n    c @= b\n    return c",
+    "import operator\n\ndef forward(a, b):\n    return operator.matmul(a, b)",
+    "import functools, operator\n\ndef forward(a, b):\n    return functools.reduce(operator.matmul, [a, b])",
+    "from _operator import imatmul\n\ndef forward(a, b):\n    return imatmul(a.clone(), b)",
+    "def forward(a, b):\n    return a.__matmul__(b)",
+    "def forward(a, b):\n    return type(b).__rmatmul__(b, a)",
 ]
 
 

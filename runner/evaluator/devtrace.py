@@ -427,7 +427,7 @@ def declared_by(name: str, declared) -> bool:
     *scope, function = words
     if scope and scope[0] in HEADER_LIBRARIES:
         return True
-    if function not in declared.kernels:
+    if function not in declared.kernels and not declared.any_name:
         return False
     for word in scope:
         unit = anonymous_unit(word)

@@ -126,7 +126,11 @@ TENSOR_COMPUTE_METHODS = {
     "relu", "gelu", "silu", "rsqrt", "sqrt", "pow", "cumsum", "norm", "var", "std", "amax", "amin",
     "max", "min", "mul", "add", "sub", "div", "mul_", "add_", "sub_", "div_", "addmm", "baddbmm",
     "logsumexp", "erf", "clamp", "abs", "neg", "square", "reciprocal", "lerp", "addcmul", "dot", "mv",
+    "__matmul__", "__rmatmul__", "__imatmul__",     # `@` spelled as a method
 }
+# `@` spelled as a function: what `a @ b` and `a @= b` call.
+MATMUL_FUNCTIONS = {f"{module}.{name}" for module in ("operator", "_operator")
+                    for name in ("matmul", "imatmul", "__matmul__", "__imatmul__")}
 # Method names other Python objects have too (set.add, Logger.log, list.sort, Decimal.sqrt, a
 # vector class's .mul): PyTorch compute only on a receiver that resolves to torch.
 SHARED_METHOD_NAMES = {"add", "sub", "mul", "div", "log", "exp", "sqrt", "max", "min", "abs", "neg", "dot",
@@ -749,8 +753,8 @@ class _PythonChecker:
                 for t in ast.walk(target):
                     if isinstance(t, ast.Attribute) and isinstance(t.ctx, (ast.Store, ast.Del)):
                         self._check_write(r.origins(t.value), t.attr, ast.unparse(t), node)
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult) and self.custom_kernel and \
-                id(node) not in self.in_kernel:
+        if isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, ast.MatMult) and \
+                self.custom_kernel and id(node) not in self.in_kernel:
             self.flag("torch_fallback", "@ operator", node)
         if isinstance(node, ast.Attribute):
             self._check_attribute_name(node.attr, node)
@@ -781,7 +785,7 @@ class _PythonChecker:
         if kind:
             self.flag(kind, _shown(origin, node), node)
         if self.custom_kernel and id(node) not in self.in_kernel and VALUE not in origin and \
-                _is_torch_compute(origin):
+                (_is_torch_compute(origin) or origin in MATMUL_FUNCTIONS):
             self.flag("torch_fallback", _shown(origin, node), node)
         if self.fp32_task and origin in HALF_ORIGINS:
             self.flag("precision_downgrade", _shown(origin, node), node)
@@ -1131,6 +1135,9 @@ class DeclaredKernels:
     kernels: frozenset[str]
     namespaces: frozenset[str]
     units: frozenset[str]
+    # A macro that declares kernels names them by its arguments: then every identifier of the file
+    # is a name it may declare, and with `##` in such a macro any name is (the scope is still read).
+    any_name: bool = False
 
 
 # Attributes written between `__global__` and a kernel's name, with their (nested) arguments
@@ -1152,19 +1159,27 @@ def _without_attributes(code: str) -> str:
 _KERNEL_NAME = re.compile(r"__global__\b[^;{}()]*?\b([A-Za-z_]\w*)\s*(?:<[^;{}()]*>\s*)?\(")
 _NAMESPACE = re.compile(r"\bnamespace\s+([A-Za-z_]\w*)")
 _DEFINE = re.compile(r"#\s*define\b(?:[^\n]*\\\n)*[^\n]*")
+# `__global__` as the CUDA headers define it, spelled out (clang reads it so too)
+_GLOBAL_ATTRIBUTE = re.compile(r"__attribute__\s*\(\(\s*(?:__)?global(?:__)?\s*\)\)")
+_IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*")
 
 
-def declared_kernels(sources: dict[str, str]) -> DeclaredKernels | None:
-    """`sources`: each native file's name and text. None where the kernels' names cannot be read
-    from the text (a macro that declares kernels: its arguments name them), so that no rule reads
-    a kernel as someone else's on a guess."""
-    kernels, namespaces, units = set(), set(), set()
+def declared_kernels(sources: dict[str, str]) -> DeclaredKernels:
+    """`sources`: each native file's name and text. A file whose macros declare kernels names them
+    by the macros' arguments, which this does not expand: every identifier of that file counts as a
+    kernel name (and any name, where such a macro pastes tokens with `##`). The scope rules still hold
+    there: a kernel in a namespace the files do not open, or an anonymous namespace of another
+    file, is not theirs. (Reading no rule at all for such a file let one unused `#define` turn the
+    device trace's rule off.)"""
+    kernels, namespaces, units, any_name = set(), set(), set(), False
     for filename, source in sources.items():
-        code = _C_LITERALS.sub(" ", source)
-        if any("__global__" in d for d in _DEFINE.findall(code)):
-            return None
+        code = _GLOBAL_ATTRIBUTE.sub("__global__", _C_LITERALS.sub(" ", source))
+        declaring = [d for d in _DEFINE.findall(code) if "__global__" in d]
+        if declaring:
+            kernels.update(_IDENTIFIER.findall(code))
+            any_name = any_name or any("##" in d for d in declaring)
         code = _without_attributes(code)
         kernels.update(_KERNEL_NAME.findall(code))
         namespaces.update(_NAMESPACE.findall(code))
         units.add(filename.rsplit("/", 1)[-1].replace(".", "_"))
-    return DeclaredKernels(frozenset(kernels), frozenset(namespaces), frozenset(units))
+    return DeclaredKernels(frozenset(kernels), frozenset(namespaces), frozenset(units), any_name)
