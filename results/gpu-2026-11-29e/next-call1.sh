@@ -10,6 +10,7 @@ set -uo pipefail
 . bench/gpu_env.sh || exit 1      # also left() and record_env
 L=/tmp/c1; mkdir -p $L
 record_env
+timeout 60 python3 bench/int8_ceiling_probe.py 2>&1 | tail -8     # roofline: the int8 ceiling read 126 TOPS on an H200
 timeout $(left 575 150) python3 -u bench/judge_gpu.py redteam --out $L/rt --cheats honest cublas_matmul findings_cleared > $L/rt.txt 2>&1
 echo "redteam rc=$? at ${SECONDS}s"; grep -vE "^\s*$" $L/rt.txt | cut -c1-600 | tail -12
 timeout $(left 575 60) python3 -u bench/judge_gpu.py fidelity --out $L/decl1 --tasks cuda2cuda/softmax --agents oracle > $L/decl.txt 2>&1
