@@ -727,6 +727,9 @@ def {sym}(x, *rest):
     return torch.matmul(x, rest[0])       # cuBLAS's nvjet/sm90_xmma kernels, no at:: name
 '''
 CHEAT_TASKS = {"cublas_matmul": "torch2triton/matmul_fp16"}
+# Words only the device trace's findings use (devtrace.py: `the device trace saw`, `device_trace:`, the
+# device's own copies, time and PyTorch kernels per call): redteam prints those flags apart.
+TRACE_WORDS = ("device trace", "device_trace:", "the device ", "PyTorch's own kernels ran")
 
 
 def redteam(args) -> dict:
@@ -764,7 +767,7 @@ def {sym}(*args):
         speedups = [c["speedup"] for c in data.get("configs", []) if c.get("speedup")]
         results[-1]["geomean_speedup"] = round(statistics.geometric_mean(speedups), 4) if speedups else None
         # what the device trace said, from outside the candidate's Python (the line issue 30 asks to hold alone)
-        results[-1]["trace_flags"] = sorted({f.split(" (")[0][:120] for f in flags if "device trace" in f})
+        results[-1]["trace_flags"] = sorted({f.split(" (")[0][:120] for f in flags if any(w in f for w in TRACE_WORDS)})
         print(f"{name:22s} correct={correct} rejected={rejected} x={results[-1]['geomean_speedup']} flags={[f[:120] for f in flags]} "
               f"trace={results[-1]['trace_flags']} errors={results[-1]['errors'][:2]} err={results[-1]['error'][:200]}")
         (args.out / "redteam.partial.json").write_text(json.dumps(results, indent=1))
