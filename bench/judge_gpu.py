@@ -768,6 +768,7 @@ def {sym}(*args):
         results[-1]["geomean_speedup"] = round(statistics.geometric_mean(speedups), 4) if speedups else None
         # what the device trace said, from outside the candidate's Python (the line issue 30 asks to hold alone)
         results[-1]["trace_flags"] = sorted({f.split(" (")[0][:120] for f in flags if any(w in f for w in TRACE_WORDS)})
+        results[-1]["in_process_flags"] = data.get("in_process_flags") or []    # what the candidate's process said
         print(f"{name:22s} correct={correct} rejected={rejected} x={results[-1]['geomean_speedup']} flags={[f[:120] for f in flags]} "
               f"trace={results[-1]['trace_flags']} errors={results[-1]['errors'][:2]} err={results[-1]['error'][:200]}")
         (args.out / "redteam.partial.json").write_text(json.dumps(results, indent=1))

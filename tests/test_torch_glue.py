@@ -110,6 +110,21 @@ def test_one_more_pytorch_call_than_the_shipped_code_is_flagged(xx, tmp_path):
                for f in found), found                                                              # the watch
 
 
+def test_the_verdict_says_which_flags_rest_on_the_candidate_s_own_process(xx, tmp_path):
+    """result.json's `in_process_flags`: the op watch's finding (counts the candidate's runner
+    reported) is there; the static checks' reading of the source, made by the judge, is not."""
+    from runner.evaluator.judge.evaluation import evaluate
+    candidate = tmp_path / "candidate-evidence"
+    candidate.mkdir()
+    (candidate / "kernel.py").write_text(ONE_MORE_CALL)
+    ev = evaluate(xx, candidate, "cpu", splits=("seen",), measure=False)
+    watch = [f for f in ev.flags if "PyTorch computed" in f]
+    static = [f for f in ev.flags if "(kernel.py:" in f]
+    assert watch and static, ev.flags
+    assert set(watch) <= set(ev.in_process_flags) and not set(static) & set(ev.in_process_flags)
+    assert set(ev.in_process_flags) <= set(ev.flags)
+
+
 def test_another_pytorch_op_than_the_shipped_code_s_is_flagged(xx, tmp_path):
     found = _torch(_flags(xx, tmp_path, ANOTHER_OP))
     assert any(f.startswith("torch_fallback: torch.add (kernel.py:") for f in found), found

@@ -107,8 +107,10 @@ def audit_attempt(attempt: Attempt) -> AuditRow:
     r = attempt.result
     ev = _evaluation(attempt)
     findings = []
+    in_process = set(ev.get("in_process_flags") or [])    # resting on what the candidate's process said
     for flag in r.flags:
-        kind = "human_verdict" if flag.startswith(HUMAN_FLAG) else "judge_flag"
+        kind = "human_verdict" if flag.startswith(HUMAN_FLAG) else \
+            "in_process_flag" if flag in in_process else "judge_flag"
         findings.append(Finding("note" if flag.startswith("note:") else "flagged", kind, flag))
     for c in r.configs:
         for flag in c.flags:

@@ -74,6 +74,10 @@ class Evaluation:
     timing_regime: str = ""          # cold (L2 flushed per call) | warm (back to back)
     max_speedup: float | None = None # the excessive-speedup threshold in force
     flags: list[str] = field(default_factory=list)  # anti-reward-hacking findings: scores are zero
+    # The flags that rest only on what the candidate's own process reported (its runner's findings
+    # and op watch): early explanations the candidate could have silenced; every other flag is the
+    # judge's, the OS's or the device trace's reading (docs/evaluation.md, "Evidence").
+    in_process_flags: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     nonce: str | None = None         # echoed from the host: the file is the evaluator's own
     task_error: str | None = None    # the task's reference/make_inputs failed: not the candidate's fault

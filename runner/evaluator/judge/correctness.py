@@ -77,7 +77,9 @@ class Correctness:
         """A runner's findings incriminate its kernel; they are never needed to pass."""
         found = reply.get("findings")
         if isinstance(found, list):
-            self.flags += [str(f)[:300] for f in found if isinstance(f, str)]
+            said = [str(f)[:300] for f in found if isinstance(f, str)]
+            self.flags += said
+            self.in_process_flags.update(said)
 
     def _note_torch_ops(self, role: str, ops) -> None:
         """What the runner's PyTorch op watch saw this config: per op, the most runs and elements of
@@ -108,6 +110,7 @@ class Correctness:
         if over:
             what = "more than the task's shipped code does per call: " if allowed else ""
             self.flags.append(f"torch_fallback: PyTorch computed {what}{', '.join(over[:6])} ({config.name})")
+            self.in_process_flags.add(self.flags[-1])       # the counts are the candidate's runner's
 
     # -- correctness -----------------------------------------------------------------------------
     def correctness(self, baseline: RunnerClient, candidate: RunnerClient | None, config: Config,

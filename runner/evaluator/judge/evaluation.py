@@ -502,4 +502,5 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
         flags += row.flags
     evaluation.flags = list(dict.fromkeys(f for f in flags if not f.startswith("note:")))
     evaluation.notes = list(dict.fromkeys(f for f in flags if f.startswith("note:")))
+    evaluation.in_process_flags = [f for f in evaluation.flags if judge is not None and f in judge.in_process_flags]
     return evaluation
