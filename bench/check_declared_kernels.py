@@ -44,8 +44,8 @@ def entries(source: Path, nvcc: str) -> list[str]:
         if proc.returncode != 0:
             raise RuntimeError(proc.stderr[-400:])
         table = subprocess.run(["readelf", "-sW", str(out)], capture_output=True, text=True).stdout
-    names = [line.split()[-1] for line in table.splitlines() if len(line.split()) > 7]
     if hip:
+        names = [line.split()[-1] for line in table.splitlines() if len(line.split()) > 7]
         return sorted({n.removesuffix(".kd") for n in names if n.endswith(".kd")})
     return [line.split()[-1] for line in table.splitlines() if " FUNC " in line and "[<other>: 10]" in line]
 

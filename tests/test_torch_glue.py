@@ -125,6 +125,18 @@ def test_the_verdict_says_which_flags_rest_on_the_candidate_s_own_process(xx, tm
     assert set(ev.in_process_flags) <= set(ev.flags)
 
 
+def test_a_runner_cannot_relabel_the_judge_s_flag_as_its_own():
+    """A candidate's runner that reports, word for word, a flag the judge's own line also raised
+    (a constant wording, say the device trace's no_kernel_launch) does not make it in-process."""
+    from runner.evaluator.judge.evaluation import split_flags
+    trace = "no_kernel_launch: the device trace saw no kernel of the candidate's own in any timed call"
+    watch = "torch_fallback: PyTorch computed aten.mul (small)"
+    said = [trace, watch, watch, "note: a runner's note"]                  # the watch on two configs
+    flags, notes, in_process = split_flags([trace, "note: a judge's note"] + said, said)
+    assert flags == [trace, watch] and notes == ["note: a judge's note", "note: a runner's note"]
+    assert in_process == [watch]
+
+
 def test_another_pytorch_op_than_the_shipped_code_s_is_flagged(xx, tmp_path):
     found = _torch(_flags(xx, tmp_path, ANOTHER_OP))
     assert any(f.startswith("torch_fallback: torch.add (kernel.py:") for f in found), found

@@ -63,7 +63,7 @@ class Judge(Correctness, Rounds):
         self.timing_setup: dict[tuple[str, str], dict] = {}    # per timed config: how the baseline was timed
         self.baseline_offset_ms: float | None = None   # added to every baseline time (process_offset)
         self.offset_record: dict = {}            # how it was measured, for the trace
-        self.in_process_flags: set[str] = set()  # flags from what the candidate's process reported
+        self.in_process_flags: list[str] = []    # those of `flags` from what the candidate's process reported
         self.offset_rounds: list[tuple[float, float]] = []   # its (baseline, probe) round pairs
         # The timed buffers' arena (arena.py): one per timed config, shared by the runners timed on it
         self.use_arena = use_arena

@@ -79,7 +79,7 @@ class Correctness:
         if isinstance(found, list):
             said = [str(f)[:300] for f in found if isinstance(f, str)]
             self.flags += said
-            self.in_process_flags.update(said)
+            self.in_process_flags += said
 
     def _note_torch_ops(self, role: str, ops) -> None:
         """What the runner's PyTorch op watch saw this config: per op, the most runs and elements of
@@ -110,7 +110,7 @@ class Correctness:
         if over:
             what = "more than the task's shipped code does per call: " if allowed else ""
             self.flags.append(f"torch_fallback: PyTorch computed {what}{', '.join(over[:6])} ({config.name})")
-            self.in_process_flags.add(self.flags[-1])       # the counts are the candidate's runner's
+            self.in_process_flags.append(self.flags[-1])       # the counts are the candidate's runner's
 
     # -- correctness -----------------------------------------------------------------------------
     def correctness(self, baseline: RunnerClient, candidate: RunnerClient | None, config: Config,

@@ -302,11 +302,11 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                                 if config is not first:
                                     judge.time(baseline, runner, config, probe=True)
                         offset = judge.process_offset(baseline, runner, first)
-                    limit = policy.PROCESS_OFFSET_LIMIT[device_kind(device)] * judge.offset_record["baseline_ms"]
-                    judge.baseline_offset_ms = offset if abs(offset) <= limit else None
+                    fraction = policy.PROCESS_OFFSET_LIMIT[device_kind(device)]
+                    judge.baseline_offset_ms = offset if abs(offset) <= fraction * judge.offset_record["baseline_ms"] else None
                     if judge.baseline_offset_ms is None:
                         flags.append(f"note: the process offset ({offset * 1000:.2f} us on {first.name}) was not "
-                                     f"applied: more than {policy.PROCESS_OFFSET_LIMIT[device_kind(device)]:.0%} of the "
+                                     f"applied: more than {fraction:.0%} of the "
                                      "baseline's time there is no per-launch cost (a call whose level changes "
                                      "between rounds); baseline times are from the baseline's own process")
                 except (RunnerFailed, Mismatch) as exc:
@@ -500,7 +500,17 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
         flags.append("tampered_task_files: " + ", ".join(sorted({Path(p).name for p in changed})[:5]))
     for row in evaluation.configs:
         flags += row.flags
-    evaluation.flags = list(dict.fromkeys(f for f in flags if not f.startswith("note:")))
-    evaluation.notes = list(dict.fromkeys(f for f in flags if f.startswith("note:")))
-    evaluation.in_process_flags = [f for f in evaluation.flags if judge is not None and f in judge.in_process_flags]
+    evaluation.flags, evaluation.notes, evaluation.in_process_flags = split_flags(
+        flags, judge.in_process_flags if judge is not None else [])
     return evaluation
+
+
+def split_flags(raised: list[str], said: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """(flags, notes, in-process flags) of a verdict, each once: `raised` every line's, `said` those of
+    them the candidate's process reported (each time it did). A wording the candidate copied from a
+    flag another line raised stays that line's: a runner cannot relabel the judge's evidence as its
+    own."""
+    flags = list(dict.fromkeys(f for f in raised if not f.startswith("note:")))
+    notes = list(dict.fromkeys(f for f in raised if f.startswith("note:")))
+    others = Counter(raised) - Counter(said)          # what some other line raised too
+    return flags, notes, [f for f in flags if f in said and not others[f]]

@@ -1161,7 +1161,6 @@ _NAMESPACE = re.compile(r"\bnamespace\s+([A-Za-z_]\w*)")
 _DEFINE = re.compile(r"#\s*define\b(?:[^\n]*\\\n)*[^\n]*")
 # `__global__` as the CUDA headers define it, spelled out (clang reads it so too)
 _GLOBAL_ATTRIBUTE = re.compile(r"__attribute__\s*\(\(\s*(?:__)?global(?:__)?\s*\)\)")
-_IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*")
 
 
 def declared_kernels(sources: dict[str, str]) -> DeclaredKernels:
@@ -1176,7 +1175,7 @@ def declared_kernels(sources: dict[str, str]) -> DeclaredKernels:
         code = _GLOBAL_ATTRIBUTE.sub("__global__", _C_LITERALS.sub(" ", source))
         declaring = [d for d in _DEFINE.findall(code) if "__global__" in d]
         if declaring:
-            kernels.update(_IDENTIFIER.findall(code))
+            kernels.update(t for t in _TOKEN.findall(code) if t.isidentifier())
             any_name = any_name or any("##" in d for d in declaring)
         code = _without_attributes(code)
         kernels.update(_KERNEL_NAME.findall(code))
