@@ -59,7 +59,7 @@ FREEZE_S = 2.0               # how long the judge tries to see every process of 
 PROCESS_OFFSET = {"gpu": True, "cpu": False}
 # An offset beyond this fraction of the baseline's time on the config it is measured on is not a
 # per-launch process cost, and is not applied (a note says so): on an H200 35 of 37 offsets were
-# 0.1-5.0 % of the call (median 1.6 %) and agreed with the two processes' plain medians; the two
+# 0.02-5.0 % of the call (median 1.6 %) and agreed with the two processes' plain medians within 2 points; the two
 # beyond, 13.5 % and 22 %, were AKA's fused_moe tasks, whose calls sync the host and change level
 # between rounds, and their plain medians were 0.6 % and 6 % apart (results/gpu-2026-11-29e.md).
 # Applied there, the noop read 0.73x with an interval that excluded 1.0. No limit on the CPU, whose
