@@ -14,8 +14,8 @@ calls, bench/check_native_tasks.time_fn; records before 2026-11-29 timed without
 
 It also measures this GPU's ceilings once: a device-to-device copy of 1 GiB (bandwidth, counting
 read + write) and a large torch.matmul per dtype (float32 IEEE, float16, bfloat16). A config's
-bytes are the sizes of its input and output tensors (each moved once: the least traffic any
-kernel needs); its FLOPs come from the task's `[work] flops` expression when it has one. A config
+bytes and FLOPs come from the task's `[work]` expressions when it has them; without `bytes`, the
+sizes of its input and output tensors (each moved once: the least traffic any kernel needs). A config
 is compute-bound when FLOPs / bytes exceeds the ridge point of the ceilings, else memory-bound.
 
 Per task it reports geomean(baseline / eager), the geomean fraction of the ceiling for the bound
@@ -31,12 +31,10 @@ wrong on a config (a timing never fails the run: it is a measurement, not a test
 from __future__ import annotations
 
 import argparse
-import ast
 import datetime
 import importlib.util
 import json
 import math
-import operator
 import os
 import statistics
 import subprocess
@@ -48,36 +46,13 @@ from pathlib import Path
 os.environ.setdefault("TRITON_F32_DEFAULT", "ieee")   # tl.dot on float32 as the judge runs it
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from runner.tasks.work import evaluate  # noqa: E402  (the judge's own reading of [work])
 from check_native_tasks import (TASKS_ROOT, Kernel, Task, as_tuple, canonical_for, check, compare,  # noqa: E402
                                 compile_kernel, nvcc_path, time_fn)
 
 CATEGORIES = ("cuda2cuda", "triton2triton")
 FLUSH_BYTES = 256 * 1024 * 1024
 HONEST_RATIO, HONEST_FRACTION = 2.0, 0.30
-
-_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-        ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
-        ast.Pow: operator.pow}
-
-
-def evaluate(expr: str, names: dict) -> float:
-    """A `[work]` expression: numbers, config names, + - * / // % **, parentheses; never eval()."""
-    def walk(node):
-        if isinstance(node, ast.Expression):
-            return walk(node.body)
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
-            return node.value
-        if isinstance(node, ast.Name) and node.id in names:
-            return names[node.id]
-        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-            return _OPS[type(node.op)](walk(node.left), walk(node.right))
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return -walk(node.operand)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max"):
-            return {"min": min, "max": max}[node.func.id](*(walk(a) for a in node.args))
-        raise ValueError(f"unsupported in a [work] expression: {ast.dump(node)[:80]}")
-    return float(walk(ast.parse(expr, mode="eval")))
-
 
 def geomean(xs):
     xs = [x for x in xs if x and x > 0 and math.isfinite(x)]
@@ -208,8 +183,11 @@ def main() -> int:
             eager_ms, _ = time_fn(lambda: ref.reference(*args), flush)
             base_ms, _ = time_fn(calls["baseline"], flush)
             sol_ms, _ = time_fn(calls["solution"], flush)
-            nbytes = tensor_bytes(args) + tensor_bytes(expected)
             names = {k: v for k, v in params.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+            # the task's own count where it declares one (a gather reads only the rows it names, not
+            # its whole table: embedding's baseline read 185 % of the copy ceiling by tensor sizes)
+            nbytes = (evaluate(work["bytes"], names) if "bytes" in work
+                      else tensor_bytes(args) + tensor_bytes(expected))
             flops = evaluate(work["flops"], names) if "flops" in work else 0.0
             dtype = str(expected[0].dtype).removeprefix("torch.")
             gemm = ceilings.get(f"gemm_{dtype}_TFLOPs") or ceilings["gemm_float32_TFLOPs"]

@@ -73,6 +73,32 @@ def test_the_clean_room_is_timed_only_once_every_candidate_process_is_gone(nativ
     assert not _hogs()
 
 
+@pytest.mark.parametrize("trips,flagged", [(1, False), (2, True)])
+def test_a_trip_is_confirmed_by_a_second_clean_room(native_task, tmp_path, monkeypatch, trips, flagged):
+    """A host-bound baseline's clean rounds can read fast by chance (a noop's read 26 % fast once on
+    an H200, results/gpu-2026-11-29f.md): a trip times the clean room again and the rule reads the
+    two pooled; only a trip that holds on them is a flag, and the row says it was timed twice."""
+    from runner.evaluator.judge import rounds
+    from runner.evaluator.judge.evaluation import evaluate
+    readings = []
+
+    def rule(beside, clean, kind, clean_rounds=(), beside_round_count=0):
+        readings.append(len(clean_rounds))
+        return "baseline_interference: scripted" if len(readings) <= trips else None
+    monkeypatch.setattr(rounds, "interference", rule)
+    monkeypatch.setattr(policy, "CLEAN_ROOM_CONFIGS", 1)
+    candidate = tmp_path / "honest"
+    candidate.mkdir()
+    (candidate / "kernel.c").write_text("#include <stdint.h>\nint launch(const float* x, int64_t n, float a, "
+                                        "float* y, void* stream) {\n" + HONEST + "\n}\n")
+    ev = evaluate(native_task, candidate, "cpu", splits=("seen",), language="c", clean_room=True)
+    assert ev.compiled and all(c.correct for c in ev.configs), [(c.config, c.error) for c in ev.configs]
+    assert len(readings) == 2 and readings[1] == 2 * readings[0], readings     # the second reads both rooms' rounds
+    assert any("baseline_interference" in f for f in ev.flags) is flagged, ev.flags
+    timed_twice = [f for c in ev.configs for f in c.flags if "timed twice" in f]
+    assert len(timed_twice) == 1 and timed_twice[0].startswith("note: "), timed_twice
+
+
 def test_the_cpu_skips_the_clean_room_unless_asked(native_task, tmp_path, monkeypatch):
     """On the CPU the clean room could only add a note, for two more baseline calls (judge.CLEAN_ROOM)."""
     from runner.evaluator.judge.evaluation import evaluate

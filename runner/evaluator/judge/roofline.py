@@ -25,7 +25,7 @@ from pathlib import Path
 from runner.results.result import ConfigResult, Evaluation
 from runner.tasks.work import DTYPES, WorkError
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2   # 2: int8 takes a column-major B (row-major read 126 of 952 TOPS on an H200)
 COPY_BYTES = 1 << 30            # per buffer: far beyond any L2, so the copy streams from HBM
 GEMM_SIZE = {"float32": 4096, "tfloat32": 8192, "bfloat16": 8192, "float16": 8192, "float8_e4m3fn": 8192,
              "int8": 8192}
@@ -111,7 +111,9 @@ def _gemm(dtype: str, n: int):
         return lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
     if dtype == "int8":
         a = torch.randint(-128, 127, (n, n), device="cuda", generator=gen, dtype=torch.int8)
-        b = torch.randint(-128, 127, (n, n), device="cuda", generator=gen, dtype=torch.int8)
+        # column-major B, as for float8: cuBLASLt's fast int8 kernels want TN; a row-major B read
+        # 124-133 TOPS on an H200 where column-major read 810-1014 (results/gpu-2026-11-29f.md)
+        b = torch.randint(-128, 127, (n, n), device="cuda", generator=gen, dtype=torch.int8).t()
         return lambda: torch._int_mm(a, b)
     raise ValueError(dtype)
 
@@ -124,7 +126,7 @@ def measure(gpu: str, driver: str) -> Ceilings:
                      method=(f"bandwidth: torch copy_ of {COPY_BYTES >> 20} MiB device to device, 2x its size "
                              f"over the fastest of {REPS} calls (CUDA events); math: the fastest of {REPS} "
                              "n x n x n GEMMs per dtype (torch.matmul; torch._scaled_mm for float8_e4m3fn, "
-                             "torch._int_mm for int8; float32 without TF32, tfloat32 with it), 2 n^3 / time"))
+                             "torch._int_mm for int8, B column-major for both; float32 without TF32, tfloat32 with it), 2 n^3 / time"))
     try:
         src = torch.empty(COPY_BYTES, dtype=torch.uint8, device="cuda").random_(0, 255)
         dst = torch.empty_like(src)
