@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The next session's GPU call 1 (written 2026-11-29, session 12; copy it into that session's record
-# folder and run it on a tree with wave3/norm-baselines, wave3/rowred-baselines and
-# wave3/gather-attn-baselines merged). Each step time-boxed by what is left of 575 s:
+# folder and run it on a tree with wave3/cuda-baselines-7 merged: `git merge --no-commit
+# wave3/cuda-baselines-7`, 398e6bc, the three helper branches norm-, rowred- and gather-attn-baselines;
+# commit the merge only if step 1 holds and step 2 passes the rule). Each step time-boxed by what is
+# left of 575 s:
 #  1. issue 33: the seven rewritten cuda2cuda baselines and their hip2hip twins (HIP through
 #     bench/hip_shim), oracle and noop through the judge, correctness only, 8 at once: every oracle
 #     correct and unflagged, every noop correct and unflagged (an X->X task);
