@@ -415,8 +415,24 @@ def test_an_offset_beyond_the_limit_is_measured_and_not_applied(tasks_root, tmp_
     assert ev.correct("seen") and all(c.speedup for c in ev.configs)
     assert all(c.baseline_offset_ms is None for c in ev.configs)
     assert any(f.startswith("note: the process offset (") and "was not applied" in f for f in ev.notes), ev.notes
+    assert any("every interval is widened by" in f for f in ev.notes), ev.notes
     assert all(abs(c.speedup - c.baseline_ms / c.candidate_ms) <= 1e-9 * c.speedup for c in ev.configs)
     assert "before the candidate was loaded" not in ev.timing_method
+
+
+@pytest.mark.parametrize("spread", [0.0, 0.137])
+def test_an_offset_too_large_to_apply_widens_every_interval_by_its_share(monkeypatch, spread):
+    """The offset not applied says the same code runs that far apart in two processes (AKA's
+    fused_moe: 13.7 % of its call), which resampling rounds cannot show: each side of the interval
+    moves out by that share; with no such offset the interval is the rounds' alone."""
+    from types import SimpleNamespace
+    from runner.evaluator import timing
+    from runner.evaluator.judge.rounds import row_interval
+    monkeypatch.setattr(timing, "speedup_interval", lambda *a, **k: [0.9, 1.1])
+    base, cand = SimpleNamespace(time_ms=1.0), SimpleNamespace(time_ms=1.0)
+    row = SimpleNamespace(baseline_offset_ms=None, speedup=1.0)
+    low, high = row_interval(row, base, cand, (), spread)
+    assert low == pytest.approx(0.9 / (1 + spread), abs=1e-4) and high == pytest.approx(1.1 * (1 + spread), abs=1e-4)
 
 
 def test_no_process_offset_on_the_cpu_unless_asked(tasks_root, tmp_path, monkeypatch):

@@ -65,6 +65,9 @@ class Judge(Correctness, Rounds):
         self.offset_record: dict = {}            # how it was measured, for the trace
         self.in_process_flags: list[str] = []    # those of `flags` from what the candidate's process reported
         self.offset_rounds: list[tuple[float, float]] = []   # its (baseline, probe) round pairs
+        # |offset| / its call where it was too large to apply: the same code read that far apart in
+        # two processes, so every interval is widened by it (row_interval)
+        self.process_spread = 0.0
         # The timed buffers' arena (arena.py): one per timed config, shared by the runners timed on it
         self.use_arena = use_arena
         self.arena: arena.Arena | None = None
@@ -157,7 +160,7 @@ class Judge(Correctness, Rounds):
                 row.candidate_ms = max(row.candidate_ms, cand.time_ms + excess_gap)
             if row.candidate_ms > 0 and math.isfinite(row.candidate_ms):
                 row.speedup = row.baseline_ms / row.candidate_ms
-                row.speedup_ci95 = row_interval(row, base, cand, self.offset_rounds)
+                row.speedup_ci95 = row_interval(row, base, cand, self.offset_rounds, self.process_spread)
                 if row.speedup > self.max_speedup and config.split == SPLIT_DRAWN:
                     # The task author vetted the seen and hidden configs, not a drawn shape, where the
                     # baseline itself can be pathological.

@@ -305,10 +305,13 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                     fraction = policy.PROCESS_OFFSET_LIMIT[device_kind(device)]
                     judge.baseline_offset_ms = offset if abs(offset) <= fraction * judge.offset_record["baseline_ms"] else None
                     if judge.baseline_offset_ms is None:
+                        judge.process_spread = abs(offset) / max(judge.offset_record["baseline_ms"], 1e-9)
                         flags.append(f"note: the process offset ({offset * 1000:.2f} us on {first.name}) was not "
                                      f"applied: more than {fraction:.0%} of the "
                                      "baseline's time there is no per-launch cost (a call whose level changes "
-                                     "between rounds); baseline times are from the baseline's own process")
+                                     "between rounds); baseline times are from the baseline's own process, "
+                                     f"and every interval is widened by {judge.process_spread:.1%} on each side "
+                                     "(the same code read that far apart in two processes)")
                 except (RunnerFailed, Mismatch) as exc:
                     judge.baseline_offset_ms = None
                     flags.append(f"note: the process offset was not measured ({str(exc)[:200]}); "

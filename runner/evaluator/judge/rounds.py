@@ -462,16 +462,20 @@ class Rounds:
 
 
 
-def row_interval(row: ConfigResult, base, cand, offset_rounds=()) -> list[float] | None:
+def row_interval(row: ConfigResult, base, cand, offset_rounds=(), process_spread: float = 0.0) -> list[float] | None:
     """The 95 % interval of the row's speedup from its rounds, moved with any correction the judge
     made to the candidate's figure (its own clock, the sync gap): the interval is of the samples'
     ratio, scaled onto the speedup that stands. With a process offset applied, the offset's own
     rounds (`offset_rounds`, its baseline and probe round pairs) are resampled too: it is a
-    measurement, and its noise is the speedup's."""
+    measurement, and its noise is the speedup's. An offset too large to apply (`process_spread`,
+    its share of the call) says the same code runs that far apart in two processes, which no
+    round resamples: the interval is widened by that share on each side (an AKA noop whose calls
+    sync the host read 0.84x and 1.29x with intervals excluding 1.0; results/gpu-2026-11-29f.md)."""
     offset = row.baseline_offset_ms or 0.0
     interval = timing.speedup_interval(base, cand, offset, offset_rounds=offset_rounds if offset else ())
     point = (base.time_ms + offset) / max(cand.time_ms, timing.EVENT_RESOLUTION_MS)
     if interval is None or not point > 0:
         return None
     scale = row.speedup / point
-    return [round(interval[0] * scale, 4), round(interval[1] * scale, 4)]
+    widen = 1.0 + max(0.0, process_spread)
+    return [round(interval[0] * scale / widen, 4), round(interval[1] * scale * widen, 4)]
