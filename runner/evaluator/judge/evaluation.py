@@ -303,9 +303,10 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                                     judge.time(baseline, runner, config, probe=True)
                         offset = judge.process_offset(baseline, runner, first)
                     fraction = policy.PROCESS_OFFSET_LIMIT[device_kind(device)]
-                    judge.baseline_offset_ms = offset if abs(offset) <= fraction * judge.offset_record["baseline_ms"] else None
+                    share = abs(offset) / max(judge.offset_record["baseline_ms"], 1e-9)   # of the call it was measured on
+                    judge.baseline_offset_ms = offset if share <= fraction else None
                     if judge.baseline_offset_ms is None:
-                        judge.process_spread = abs(offset) / max(judge.offset_record["baseline_ms"], 1e-9)
+                        judge.process_spread = share
                         flags.append(f"note: the process offset ({offset * 1000:.2f} us on {first.name}) was not "
                                      f"applied: more than {fraction:.0%} of the "
                                      "baseline's time there is no per-launch cost (a call whose level changes "

@@ -451,7 +451,7 @@ class Rounds:
                 by_round += measure()
                 row.baseline_clean_ms, finding = judged(by_round)
                 row.flags.append(f"note: the clean room of {row.config} was timed twice (the first "
-                                      f"{first:.4g} ms, pooled {row.baseline_clean_ms:.4g} ms)")
+                                 f"{first:.4g} ms, pooled {row.baseline_clean_ms:.4g} ms)")
             if finding:
                 self.flags.append(f"{finding} ({row.config})")
 
