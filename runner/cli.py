@@ -844,7 +844,7 @@ def doctor(device):
         or bool(shutil.which("nvidia-ctk"))
     line(nvidia if dev == "cuda" else (True if nvidia else None), "NVIDIA container runtime",
          "present" if nvidia else "absent (nvidia-container-toolkit)")
-    from runner.sandbox.docker import amd_render_nodes
+    from runner.sandbox.docker import amd_render_nodes, managed_containers
     kfd = os.path.exists("/dev/kfd")
     nodes = amd_render_nodes() if kfd else []
     line((kfd and bool(nodes)) if dev == "rocm" else (True if kfd else None), "AMD /dev/kfd + render nodes",
@@ -865,7 +865,7 @@ def doctor(device):
              + (f" hipcc {m['hipcc']}" if m.get("hipcc") else ""))
         line(True if all(clis.values()) and clis else None, f"  agent CLIs in {platform}",
              ", ".join(f"{k} {v or 'absent'}" for k, v in clis.items()) or "none recorded")
-    left = client.containers.list(all=True, filters={"label": "gauntlet.managed=true"})
+    left = managed_containers(client)
     line(True if not left else None, "leftover containers", f"{len(left)}" + (" (gauntlet gc)" if left else ""))
     sys.exit(1 if problems else 0)
 

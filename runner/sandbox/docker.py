@@ -525,7 +525,7 @@ def gc(dry_run: bool = False, live=lambda run_dir: False) -> list[str]:
         run_dir = (obj.labels or {}).get("gauntlet.run")
         return bool(run_dir) and Path(run_dir).is_dir() and live(Path(run_dir))
 
-    for container in c.containers.list(all=True, filters={"label": f"{MANAGED}=true"}):
+    for container in managed_containers(c):
         if spared(container):
             continue
         removed.append(f"container {container.name} ({container.labels.get('gauntlet.role', '?')}, "
@@ -545,11 +545,17 @@ def gc(dry_run: bool = False, live=lambda run_dir: False) -> list[str]:
     return removed
 
 
+def managed_containers(c, *labels: str) -> list:
+    """Gauntlet's containers (all states) carrying every label given. A container removed between
+    the engine's listing and its inspection (a run finishing beside us) is left out, not an error."""
+    return c.containers.list(all=True, filters={"label": [f"{MANAGED}=true", *labels]}, ignore_removed=True)
+
+
 def kill_leftovers(run_id: str) -> int:
     """Remove the containers a killed runner left for this run (label gauntlet.run=run_id): called
     when a run is resumed, so a leftover agent cannot keep using CPU or GPUs under the new attempt."""
     try:
-        found = client().containers.list(all=True, filters={"label": [f"{MANAGED}=true", f"gauntlet.run={run_id}"]})
+        found = managed_containers(client(), f"gauntlet.run={run_id}")
     except Exception:
         return 0
     for container in found:

@@ -14,7 +14,7 @@ from .conftest import SCALE
 
 
 def labelled(engine, run_dir):
-    return engine.containers.list(all=True, filters={"label": f"gauntlet.run={run_dir.resolve()}"})
+    return engine.containers.list(all=True, filters={"label": f"gauntlet.run={run_dir.resolve()}"}, ignore_removed=True)
 
 
 def start_runner(engine, args, out) -> tuple[subprocess.Popen, list]:
@@ -50,7 +50,7 @@ def test_sigkilled_runner_then_gc_then_resume(engine, shared_tasks, tmp_path):
     assert left[0].name in gauntlet("gc", "--dry-run").stdout
     gauntlet("gc")
     assert labelled(engine, out) == []
-    assert engine.containers.list(all=True, filters={"label": "gauntlet.managed=true"}) == []
+    assert engine.containers.list(all=True, filters={"label": "gauntlet.managed=true"}, ignore_removed=True) == []
     # 2. the resumed run is killed too; 3. the next --resume removes that run's leftovers and finishes
     start_and_kill(engine, [*args, "--resume"], out)
     gauntlet(*args, "--resume")
@@ -81,3 +81,41 @@ def test_gc_spares_the_containers_of_a_live_run(engine, shared_tasks, tmp_path):
         proc.wait()
     gauntlet("gc")                                    # the run is dead now: its leftovers go
     assert labelled(engine, out) == []
+
+
+def test_a_container_removed_while_gc_lists_is_skipped_not_an_error(engine, monkeypatch):
+    """The engine lists a container, then it is gone before its inspection (a run finishing beside
+    the one that lists: CI saw a 404 from exactly this). Listing, gc and a resume's leftover sweep
+    skip it; the other containers are still handled."""
+    import docker.errors
+
+    from runner.sandbox import docker as sandbox_docker
+
+    ref = __import__("runner.sandbox.images", fromlist=["image_ref"]).image_ref("cpu")
+    run_label = "gauntlet.run=/nonexistent/removed-while-listing"
+    kept, vanishing = (engine.containers.create(ref, ["true"], network_mode="none",
+                                                labels={"gauntlet.managed": "true",
+                                                        "gauntlet.run": "/nonexistent/removed-while-listing"})
+                       for _ in range(2))
+    real_inspect = engine.api.inspect_container
+
+    def inspect(container_id, *a, **k):
+        if container_id == vanishing.id:
+            raise docker.errors.NotFound(f"No such container: {container_id}")
+        return real_inspect(container_id, *a, **k)
+
+    try:
+        monkeypatch.setattr(sandbox_docker, "client", lambda: engine)
+        monkeypatch.setattr(engine.api, "inspect_container", inspect)
+        assert [c.id for c in sandbox_docker.managed_containers(engine, run_label)] == [kept.id]
+        assert sandbox_docker.kill_leftovers("/nonexistent/removed-while-listing") == 1
+        monkeypatch.setattr(engine.api, "inspect_container", real_inspect)
+        assert [c.id for c in sandbox_docker.managed_containers(engine, run_label)] == [vanishing.id]
+        monkeypatch.setattr(engine.api, "inspect_container", inspect)
+        assert not any(vanishing.name in line for line in sandbox_docker.gc(dry_run=True))   # skipped, no 404
+    finally:
+        for c in (kept, vanishing):
+            try:
+                c.remove(force=True)
+            except docker.errors.NotFound:
+                pass

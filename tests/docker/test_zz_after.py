@@ -21,5 +21,5 @@ def test_oracle_result_unchanged_after_hostile_attempts(run_agent):
 
 
 def test_no_runner_container_remains(engine):
-    left = engine.containers.list(all=True, filters={"label": "gauntlet.managed=true"})
+    left = engine.containers.list(all=True, filters={"label": "gauntlet.managed=true"}, ignore_removed=True)
     assert left == [], [c.name for c in left]
