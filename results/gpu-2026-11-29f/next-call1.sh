@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# The next session's GPU call 1 (written 2026-11-29, session 12; copy it into that session's record
-# folder and run it on a tree with wave3/cuda-baselines-7 merged: `git merge --no-commit
-# wave3/cuda-baselines-7`, 398e6bc, the three helper branches norm-, rowred- and gather-attn-baselines;
-# commit the merge only if step 1 holds and step 2 passes the rule). Each step time-boxed by what is
-# left of 575 s:
+# The next session's GPU call 1 (written 2026-11-29, session 12; revised in session 13, when branch
+# wave3/cuda-baselines-7 was found lost with the machine and its seven rewrites were written again
+# and merged on main, HIP-CPU-checked: results/hip-cpu-2026-11-29.md). Copy it into that session's
+# record folder; carry .whl, .carry and .aka (bench/prepare_carry.sh rebuilds them). If step 1 or 2
+# fails for a task, its old baseline is `git show 770caa2:tasks/<family>/<task>/kernel.*`.
+# Each step time-boxed by what is left of 575 s:
 #  1. issue 33: the seven rewritten cuda2cuda baselines and their hip2hip twins (HIP through
 #     bench/hip_shim), oracle and noop through the judge, correctness only, 8 at once: every oracle
 #     correct and unflagged, every noop correct and unflagged (an X->X task);
 #  2. issue 33: the seven against eager (the rule), then `bench/speedup_caps.py --write --source`;
 #  3. roofline: the int8 ceiling as the judge now measures it (column-major B), three repeats;
 #  4. issue 30: the clean room's confirmation on a GPU: baseline_hog must still be flagged, honest not;
-#     AKA's host-bound reshape_and_cache_flash noop twice (a trip now times the clean room again).
+#     AKA's host-bound reshape_and_cache_flash noop twice (a trip now times the clean room again);
+#  5. issue 30: what /proc shows of device-addressable host memory (bench/mapped_memory_probe.py).
 set -uo pipefail
 . bench/gpu_env.sh || exit 1
 L=/tmp/c1; mkdir -p $L
@@ -22,6 +24,7 @@ echo "suite rc=$? at ${SECONDS}s"; tail -32 $L/suite.txt | cut -c1-300
 O=$(echo $K | sed 's/\([a-z_]*\)/cuda2cuda\/\1/g; s/ /,/g')
 timeout $(left 575 200) python3 -u bench/baselines_vs_eager.py --only $O --json $OUT/baselines-7.json > $L/base.txt 2>&1
 echo "baselines rc=$? at ${SECONDS}s"; tail -12 $L/base.txt | cut -c1-250
+timeout $(left 575 45) python3 -u bench/mapped_memory_probe.py --json $OUT/mapped-memory.json 2>&1 | tail -8 | cut -c1-400
 timeout $(left 575 60) python3 -u bench/ceilings.py --repeat 3 2>&1 | tail -12
 timeout $(left 575 120) python3 -u bench/judge_gpu.py redteam --out $L/rt --cheats honest baseline_hog > $L/rt.txt 2>&1
 echo "redteam rc=$? at ${SECONDS}s"; grep -vE "^\s*$" $L/rt.txt | cut -c1-500 | tail -6
