@@ -8,12 +8,14 @@
 #include <stdint.h>
 #include <math.h>
 
+// Sums over 32-lane groups, as the partials below are indexed (threadIdx.x / 32): a whole 64-wide
+// wavefront's sum would be counted twice on wave64 GPUs (found on HIP-CPU, results/hip-cpu-2026-11-29.md).
 __device__ __forceinline__ float warp_sum(float v) {
-    for (int off = warpSize / 2; off > 0; off >>= 1) v += __shfl_xor(v, off);
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor(v, off, 32);
     return v;
 }
 __device__ __forceinline__ float warp_max(float v) {
-    for (int off = warpSize / 2; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor(v, off));
+    for (int off = 16; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor(v, off, 32));
     return v;
 }
 // Reductions over a group of G lanes (G divides 32, groups aligned inside one warp).
