@@ -51,7 +51,7 @@ elif scenario == "host_register":
     err = torch.cuda.cudart().cudaHostRegister(a.ctypes.data, n, 0)
     print("cudaHostRegister", err, flush=True)
 elif scenario == "managed":
-    rt = ctypes.CDLL("libcudart.so" if sys.argv[3] == "" else sys.argv[3])
+    rt = ctypes.CDLL(sys.argv[3])
     p = ctypes.c_void_p()
     print("cudaMallocManaged", rt.cudaMallocManaged(ctypes.byref(p), ctypes.c_size_t(n), 1), flush=True)
     ctypes.memset(p, 1, n); keep.append(p)
@@ -129,10 +129,11 @@ def run(scenario: str, mib: int, cudart: str) -> dict:
     return {"scenario": scenario, "notes": notes, **readings, "delta": delta(readings["before"], readings["after"])}
 
 
-def hmm_attributes() -> dict:
-    import torch
+def hmm_attributes(cudart: str) -> dict:
     import ctypes
-    rt = ctypes.CDLL(cudart_path())
+
+    import torch
+    rt = ctypes.CDLL(cudart)
     got = {}
     for name, attr in (("pageableMemoryAccess", 88), ("pageableMemoryAccessUsesHostPageTables", 100),
                        ("concurrentManagedAccess", 89), ("canUseHostPointerForRegisteredMem", 91)):
@@ -158,7 +159,7 @@ def main() -> None:
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     cudart = cudart_path()
-    report = {"hmm": hmm_attributes(), "mib": args.mib, "scenarios": []}
+    report = {"hmm": hmm_attributes(cudart), "mib": args.mib, "scenarios": []}
     print("device attributes:", report["hmm"])
     for scenario in ("honest", "pinned", "host_register", "managed", "zero_copy"):
         r = run(scenario, args.mib, cudart)

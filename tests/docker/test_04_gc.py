@@ -8,13 +8,15 @@ import subprocess
 import sys
 import time
 
+from runner.sandbox.docker import managed_containers
+from runner.sandbox.images import image_ref
 from tests.conftest import REPO, gauntlet
 
 from .conftest import SCALE
 
 
 def labelled(engine, run_dir):
-    return engine.containers.list(all=True, filters={"label": f"gauntlet.run={run_dir.resolve()}"}, ignore_removed=True)
+    return managed_containers(engine, f"gauntlet.run={run_dir.resolve()}")
 
 
 def start_runner(engine, args, out) -> tuple[subprocess.Popen, list]:
@@ -50,7 +52,7 @@ def test_sigkilled_runner_then_gc_then_resume(engine, shared_tasks, tmp_path):
     assert left[0].name in gauntlet("gc", "--dry-run").stdout
     gauntlet("gc")
     assert labelled(engine, out) == []
-    assert engine.containers.list(all=True, filters={"label": "gauntlet.managed=true"}, ignore_removed=True) == []
+    assert managed_containers(engine) == []
     # 2. the resumed run is killed too; 3. the next --resume removes that run's leftovers and finishes
     start_and_kill(engine, [*args, "--resume"], out)
     gauntlet(*args, "--resume")
@@ -91,7 +93,7 @@ def test_a_container_removed_while_gc_lists_is_skipped_not_an_error(engine, monk
 
     from runner.sandbox import docker as sandbox_docker
 
-    ref = __import__("runner.sandbox.images", fromlist=["image_ref"]).image_ref("cpu")
+    ref = image_ref("cpu")
     run_label = "gauntlet.run=/nonexistent/removed-while-listing"
     kept, vanishing = (engine.containers.create(ref, ["true"], network_mode="none",
                                                 labels={"gauntlet.managed": "true",

@@ -1,6 +1,7 @@
 """After every other docker test: nothing moved, nothing left."""
 from __future__ import annotations
 
+from runner.sandbox.docker import managed_containers
 from tests.conftest import FIXTURE_TASKS
 
 from .conftest import tree_digest
@@ -21,5 +22,5 @@ def test_oracle_result_unchanged_after_hostile_attempts(run_agent):
 
 
 def test_no_runner_container_remains(engine):
-    left = engine.containers.list(all=True, filters={"label": "gauntlet.managed=true"}, ignore_removed=True)
+    left = managed_containers(engine)
     assert left == [], [c.name for c in left]
