@@ -716,6 +716,43 @@ def {sym}(x, *rest):
 # Cheats on another task than triton2triton/softmax: the task, whose shipped solution is `_honest`.
 # For the device trace's rules of 2026-11-29 (devtrace.LIBRARY_WORDS, devtrace.Foreign): PyTorch's
 # kernels that carry no `at::` name, reached with the runner's own findings emptied.
+# The open form of the trace attack (docs/evaluation.md): no copy, a kernel of its own. Kernels move
+# the input into pinned host memory and the result out of it, by its host address (UVA); numpy
+# computes between them. Neither a host<->device copy nor a PyTorch kernel is recorded.
+CHEATS["mapped_host_result"] = '''
+import numpy as np
+_host = {}
+
+
+class _HostPointer:          # pinned memory handed to a kernel by its host address
+    def __init__(self, t):
+        self.t, self.dtype = t, t.dtype
+
+    def data_ptr(self):
+        return self.t.data_ptr()
+
+
+@triton.jit
+def _move(src, dst, n, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(dst + i, tl.load(src + i, mask=i < n), mask=i < n)
+
+
+def {sym}(x, *rest):
+    n = x.numel()
+    if n not in _host:
+        _host[n] = [torch.empty(n, dtype=x.dtype, pin_memory=True) for _ in range(2)]
+    h_in, h_out = _host[n]
+    grid = (triton.cdiv(n, 1024),)
+    _move[grid](x.reshape(-1), _HostPointer(h_in), n, BLOCK=1024)
+    torch.cuda.current_stream().synchronize()
+    a = h_in.float().numpy().reshape(x.shape)
+    e = np.exp(a - a.max(axis=-1, keepdims=True))
+    h_out.copy_(torch.from_numpy((e / e.sum(axis=-1, keepdims=True)).reshape(-1)))
+    y = torch.empty_like(x)
+    _move[grid](_HostPointer(h_out), y.reshape(-1), n, BLOCK=1024)
+    return y
+'''
 CHEATS["torch_softmax_beside"] = '''
 def {sym}(x, *rest):
     _honest(x[:1].contiguous())          # one Triton launch a call, for the launch counter

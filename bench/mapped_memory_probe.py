@@ -27,6 +27,7 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 CHILD = r'''
@@ -112,7 +113,10 @@ def delta(before: dict, after: dict) -> dict:
 
 
 def run(scenario: str, mib: int, cudart: str) -> dict:
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, scenario, str(mib), cudart], stdin=subprocess.PIPE,
+    # from a file: Triton's @jit reads its function's source (a `-c` script has none to read)
+    script = Path(tempfile.gettempdir()) / "gauntlet_mapped_memory_child.py"
+    script.write_text(CHILD)
+    proc = subprocess.Popen([sys.executable, str(script), scenario, str(mib), cudart], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     notes, readings = [], {}
     for tag in ("before", "after"):

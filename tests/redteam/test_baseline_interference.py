@@ -99,6 +99,85 @@ def test_a_trip_is_confirmed_by_a_second_clean_room(native_task, tmp_path, monke
     assert len(timed_twice) == 1 and timed_twice[0].startswith("note: "), timed_twice
 
 
+def test_the_clean_room_alternates_the_baseline_with_a_stopped_stand_in(native_task, tmp_path, monkeypatch):
+    """The clean room changes one thing from the timing beside the candidate: who alternates with
+    the baseline. A host-bound baseline reads slower when its batches alternate with another
+    process's, whatever that process is (an AKA noop's baseline read 0.19-0.25 ms a call beside its
+    own code and 0.158 ms alone on an H200, a false flag), so a third runner of the baseline's own
+    code, built with the others and stopped until the candidate is gone, takes the candidate's place:
+    a batch of the same size each round, in a drawn order, stopped while the baseline's runs."""
+    from runner.evaluator.judge.evaluation import evaluate
+    made, batches, rooms = [], [], []
+    real_init, real_batch, real_room = runners.RunnerClient.__init__, config_judge.Judge._batch, config_judge.Judge.clean_room
+
+    def init(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        made.append(self)
+
+    def stopped(runner) -> bool:
+        states = [runners._proc_state(f"/proc/{pid}/stat") for pid in runner.members()]
+        return bool(states) and all(s in ("T", "t") for s in states)
+
+    def batch(self, runner, *args, **kwargs):
+        stand_in = next(r for r in made if r.stand_in)
+        batches.append((bool(rooms), runner is stand_in, runner.role, stopped(stand_in)))
+        return real_batch(self, runner, *args, **kwargs)
+
+    def room(self, baseline, rows, configs, stand_in=None):
+        rooms.append(stand_in)
+        return real_room(self, baseline, rows, configs, stand_in)
+    monkeypatch.setattr(runners.RunnerClient, "__init__", init)
+    monkeypatch.setattr(config_judge.Judge, "_batch", batch)
+    monkeypatch.setattr(config_judge.Judge, "clean_room", room)
+    monkeypatch.setattr(policy, "CLEAN_ROOM_CONFIGS", 1)
+    candidate = tmp_path / "honest"
+    candidate.mkdir()
+    (candidate / "kernel.c").write_text("#include <stdint.h>\nint launch(const float* x, int64_t n, float a, "
+                                        "float* y, void* stream) {\n" + HONEST + "\n}\n")
+    ev = evaluate(native_task, candidate, "cpu", splits=("seen",), language="c", clean_room=True)
+    assert ev.compiled and all(c.correct for c in ev.configs), [(c.config, c.error) for c in ev.configs]
+    stand_ins = [r for r in made if r.stand_in]
+    assert len(stand_ins) == 1 and rooms == stand_ins and stand_ins[0].role == "baseline"
+    beside = [b for b in batches if not b[0]]
+    clean = [b for b in batches if b[0]]
+    assert beside and all(b[3] for b in beside), "the stand-in ran while the candidate was timed"
+    assert not any(b[1] for b in beside)
+    base = [b for b in clean if not b[1]]
+    other = [b for b in clean if b[1]]
+    assert base and len(base) == len(other), clean
+    assert all(b[3] for b in base), "the stand-in ran beside the baseline's clean-room batches"
+    assert not any(b[3] for b in other)
+    # a drawn order: each of the two went first in some round (CPU_REPS rounds of one call each)
+    firsts = {clean[i][1] for i in range(0, len(clean), 2)}
+    assert firsts == {True, False}, clean
+    assert all(r.proc.poll() is not None for r in made)
+
+
+def test_a_stand_in_that_does_not_build_leaves_the_baseline_alone_with_a_note(native_task, tmp_path, monkeypatch):
+    from runner.evaluator.judge import evaluation as evaluation_module
+    from runner.evaluator.judge.evaluation import evaluate
+    rooms = []
+    real_build, real_room = evaluation_module._build, config_judge.Judge.clean_room
+
+    def build(runner, probe=False):
+        return {"ok": False, "compiled": False, "log": "scripted"} if runner.stand_in else real_build(runner, probe)
+
+    def room(self, baseline, rows, configs, stand_in=None):
+        rooms.append(stand_in)
+        return real_room(self, baseline, rows, configs, stand_in)
+    monkeypatch.setattr(evaluation_module, "_build", build)
+    monkeypatch.setattr(config_judge.Judge, "clean_room", room)
+    candidate = tmp_path / "honest"
+    candidate.mkdir()
+    (candidate / "kernel.c").write_text("#include <stdint.h>\nint launch(const float* x, int64_t n, float a, "
+                                        "float* y, void* stream) {\n" + HONEST + "\n}\n")
+    ev = evaluate(native_task, candidate, "cpu", splits=("seen",), language="c", clean_room=True)
+    assert ev.compiled and all(c.correct for c in ev.configs)
+    assert rooms == [None]
+    assert any("stand-in" in n and "did not build" in n for n in ev.notes), ev.notes
+    assert any(c.baseline_clean_ms for c in ev.configs)
+
+
 def test_the_cpu_skips_the_clean_room_unless_asked(native_task, tmp_path, monkeypatch):
     """On the CPU the clean room could only add a note, for two more baseline calls (judge.CLEAN_ROOM)."""
     from runner.evaluator.judge.evaluation import evaluate
@@ -239,3 +318,45 @@ def test_the_harness_floor_is_measured_only_where_steps_skipped_would_be_said(na
     assert bounds[1][0] == floors[0] and bounds[1][1] > -1e6        # ... and its bound was made again with it
     assert bounds[2][0] is None                                     # the other config: no floor
     assert not any("steps skipped" in f for c in ev.configs for f in c.flags)
+
+
+def test_the_stand_in_takes_the_baselines_compiled_kernels(tmp_path):
+    """The stand-in compiles nothing in the clean room: the baseline's Triton cache (kernels and the
+    launcher stub) is copied into its own before its warm-up; a link in the baseline's cache is
+    copied as a link, never followed."""
+    from types import SimpleNamespace
+    base, stand = tmp_path / "baseline", tmp_path / "stand-in"
+    (base / ".triton" / "ab12").mkdir(parents=True)
+    (base / ".triton" / "ab12" / "kernel.cubin").write_bytes(b"\x7fELF")
+    (tmp_path / "secret").write_text("not the cache's")
+    (base / ".triton" / "ab12" / "link").symlink_to(tmp_path / "secret")
+    (stand / ".triton" / "cd34").mkdir(parents=True)
+    (stand / ".triton" / "cd34" / "own.json").write_text("{}")
+    runners.RunnerClient.take_compiled(SimpleNamespace(workdir=stand), SimpleNamespace(workdir=base))
+    assert (stand / ".triton" / "ab12" / "kernel.cubin").read_bytes() == b"\x7fELF"
+    assert (stand / ".triton" / "ab12" / "link").is_symlink()
+    assert (stand / ".triton" / "cd34" / "own.json").exists()
+    runners.RunnerClient.take_compiled(SimpleNamespace(workdir=stand), SimpleNamespace(workdir=tmp_path / "none"))
+
+
+def test_a_stand_in_that_dies_leaves_the_baseline_alone_with_a_note(native_task, tmp_path, monkeypatch):
+    """The stand-in is the judge's own code: if it dies, the clean room times the baseline alone and
+    says so; the evaluation is not failed for it (a harness fault is never the candidate's)."""
+    import os
+    import signal
+    from runner.evaluator.judge.evaluation import evaluate
+    real = runners.RunnerClient.take_compiled
+
+    def die_first(self, other):
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+        return real(self, other)
+    monkeypatch.setattr(runners.RunnerClient, "take_compiled", die_first)
+    candidate = tmp_path / "honest"
+    candidate.mkdir()
+    (candidate / "kernel.c").write_text("#include <stdint.h>\nint launch(const float* x, int64_t n, float a, "
+                                        "float* y, void* stream) {\n" + HONEST + "\n}\n")
+    ev = evaluate(native_task, candidate, "cpu", splits=("seen",), language="c", clean_room=True)
+    assert ev.error is None and ev.compiled and all(c.correct for c in ev.configs), (ev.error, ev.configs)
+    assert any("stand-in failed" in n for n in ev.notes), ev.notes
+    assert any(c.baseline_clean_ms for c in ev.configs)

@@ -190,6 +190,16 @@ def _build(runner: RunnerClient, probe: bool = False) -> dict:
         return {"ok": False, "compiled": False, "log": str(exc)}
 
 
+def _ended(runner: RunnerClient, wait_s: float = 2.0) -> bool:
+    """Whether the runner's process has ended (given `wait_s` to finish dying: a broken socket can
+    come before the exit status)."""
+    try:
+        runner.proc.wait(timeout=wait_s)
+        return True
+    except subprocess.TimeoutExpired:
+        return False
+
+
 def _runner_spec(task: Task, language: str, role: str) -> dict:
     if role == "baseline" and task.baseline_is_reference:
         return {"language": "python", "entry": task.reference.name, "symbol": "reference", "flags": ()}
@@ -257,19 +267,21 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
         offset_pass = (measure and not baseline_only and bool(every)
                        and (policy.PROCESS_OFFSET[device_kind(device)] if process_offset is None else process_offset))
         first = None          # where the offset is measured (Judge.quickest), found while the candidate builds
+        wants_clean_room = measure and not baseline_only and (policy.CLEAN_ROOM[device_kind(device)]
+                                                              if clean_room is None else clean_room)
 
-        def start(role: str, source: Path | None) -> RunnerClient:
-            tree = kernel_tree(task.files, task.editable, source, scratch / role)
+        def start(role: str, source: Path | None, stand_in: bool = False) -> RunnerClient:
+            tree = kernel_tree(task.files, task.editable, source, scratch / ("stand-in" if stand_in else role))
             if role == "baseline" and task.baseline_is_reference:
                 shutil.copyfile(task.reference, tree / task.reference.name)
             probe = None
-            if offset_pass:      # the baseline's files, built there first (in both runners: settle)
+            if offset_pass and not stand_in:      # the baseline's files, built there first (in both runners: settle)
                 probe = {"tree": scratch / "baseline", **_runner_spec(task, language, "baseline")}
             # An X->X baseline is watched where a baseline is not (the CPU): its glue is what the
             # candidate may compute. Every one: AKA's fused_moe_gptq_awq builds its routing where the
             # static checks do not see a PyTorch call, and an unwatched baseline allows nothing.
             runner = RunnerClient(isolation, tree, device=device, role=role, probe=probe, trace_library=trace_library,
-                                  report_ops=role == "baseline" and not task.baseline_is_reference,
+                                  report_ops=role == "baseline" and not task.baseline_is_reference, stand_in=stand_in,
                                   **_runner_spec(task, language, role))
             runners.append(runner)
             started_runners.append(runner)
@@ -279,6 +291,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             """A runner ended, and every process of its sandbox waited out (with them its GPU
             contexts and the work queued there) before anything else is timed."""
             with phases("runner retire"):
+                if runner.stand_in:
+                    runner.thaw()        # a stopped runner could not answer its exit
                 members = runner.members()
                 runners.remove(runner)
                 runner.close()
@@ -338,6 +352,9 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
         with phases("runner spawn"):
             baseline = start("baseline", None)
             candidate = None if baseline_only else start("candidate", candidate_dir)
+            # The clean room's stand-in for the candidate (Judge.clean_room): the baseline's own code
+            # in a third runner, built beside the others and stopped until the candidate is gone.
+            stand_in = start("baseline", None, stand_in=True) if wants_clean_room else None
         with exclusive_device(device) as held:
             try:
                 with phases("reference import+warm-up"):
@@ -369,11 +386,19 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             # Both runners build at once (nvcc takes seconds each); neither sees the other. With the
             # offset pass the candidate's runner builds the baseline first, and its own kernel after.
             with phases("runner start+build"), ThreadPoolExecutor(max_workers=len(runners)) as pool:
-                builds = {runner: pool.submit(_build, runner, offset_pass) for runner in runners}
+                builds = {runner: pool.submit(_build, runner, offset_pass and not runner.stand_in) for runner in runners}
                 if offset_pass and builds[baseline].result().get("compiled"):
                     first = judge.quickest(baseline, every)
                 builds = {runner: future.result() for runner, future in builds.items()}
             built = builds[baseline]
+            if stand_in is not None:
+                if not builds[stand_in].get("compiled"):
+                    flags.append("note: the clean room's stand-in (the baseline's code in a third runner) did not "
+                                 "build: the clean room times the baseline alone")
+                    retire(stand_in)
+                    stand_in = None
+                else:
+                    stand_in.freeze()
             if not built.get("compiled"):
                 evaluation.task_error = "the baseline did not build: " + str(built.get("log", ""))[-1500:]
                 evaluation.error = f"task: {evaluation.task_error}"
@@ -433,16 +458,26 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                         row = ConfigResult(config=config.name, split=split, params=dict(config.params),
                                            correct=False, error=f"evaluator: {type(exc).__name__}: {exc}")
                     evaluation.configs.append(row)
-            if measure and candidate is not None and (policy.CLEAN_ROOM[device_kind(device)] if clean_room is None
-                                                      else clean_room):
+            if wants_clean_room and candidate is not None:
                 # Every process of the candidate, and with them its GPU contexts and their queued
                 # work, ends before the baseline's clean-room batches.
                 retire(candidate)
                 candidate = None
                 with phases("timing: clean-room baseline"):
                     try:
-                        judge.clean_room(baseline, evaluation.configs,
-                                         {(c.split, c.name): c for split in splits for c in configs[split]})
+                        chosen = {(c.split, c.name): c for split in splits for c in configs[split]}
+                        if stand_in is not None:
+                            stand_in.take_compiled(baseline)
+                            stand_in.thaw()
+                        try:
+                            judge.clean_room(baseline, evaluation.configs, chosen, stand_in)
+                        except (RunnerFailed, Mismatch) as exc:
+                            if stand_in is None or baseline.proc.poll() is not None or not _ended(stand_in):
+                                raise
+                            # the stand-in (trusted code) died: a harness fault, not the candidate's
+                            flags.append(f"note: the clean room's stand-in failed ({str(exc)[:160]}); the clean "
+                                         "room timed the baseline alone")
+                            judge.clean_room(baseline, evaluation.configs, chosen)
                     except (RunnerFailed, Mismatch) as exc:
                         evaluation.error = evaluation.error or f"the baseline failed its clean-room batches: {exc}"[:500]
             flags += judge.flags
@@ -473,6 +508,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 flags.append(held)
     finally:
         for runner in runners:
+            if runner.stand_in:
+                runner.thaw()            # stopped since its build when no clean room came
             for op, seconds in runner.op_seconds.items():
                 phases.seconds[f"({runner.role} runner: {op})"] += seconds
         with phases("runner exit"):

@@ -400,39 +400,58 @@ class Rounds:
                 "short_ms": cand_over - min(base_batches + ([floor] if floor is not None else [])),
                 "over_clock": len(over_clock)}
 
-    def clean_room(self, baseline: RunnerClient, rows: list, configs: dict) -> None:
+    def clean_room(self, baseline: RunnerClient, rows: list, configs: dict,
+                   stand_in: RunnerClient | None = None) -> None:
         """Time the baseline again, on a few timed configs chosen now, after every process of the
         candidate is gone: the baseline's time beside the candidate must not exceed it by more than
-        CLEAN_ROOM_SLACK (what a candidate that leaves work running against the baseline gains)."""
+        CLEAN_ROOM_SLACK (what a candidate that leaves work running against the baseline gains).
+
+        Beside the candidate the baseline's batches alternate with another process's, which is
+        stopped while the baseline runs; a host-bound baseline reads slower so, whatever that
+        process is (an AKA noop, 0.16 ms calls: 0.19-0.25 ms beside its own code, 0.158 ms alone;
+        results/gpu-2026-11-30.md). So the clean room keeps the schedule and changes only who
+        alternates with the baseline: `stand_in`, the baseline's own code in a runner of the
+        judge's, runs a batch of the same size in each round, in a drawn order, and is stopped while
+        the baseline's batch runs. Without one (it did not build) the baseline runs alone."""
         timed = [r for r in rows if r.baseline_ms is not None and (r.split, r.config) in self.timing_setup]
         for row in self.rng.sample(timed, min(policy.CLEAN_ROOM_CONFIGS, len(timed))):
             config = configs[(row.split, row.config)]
             setup = self.timing_setup[(row.split, row.config)]
             args = self.inputs(config, policy.TIMING_SEED)
             expected = self.expected(args)
-            self.load(baseline, args, expected)
+            pair = [baseline] if stand_in is None else [baseline, stand_in]
+            for runner in pair:
+                self.load(runner, args, expected)
             common = {k: v for k, v in setup["common"].items() if k != "placement"}
             if setup["graph"]:
-                if not baseline.request({"op": "capture", "regime": self.regime, "graph": True})["ok"]:
+                if not all(r.request({"op": "capture", "regime": self.regime, "graph": True})["ok"] for r in pair):
                     continue
-            # placed as it was beside the candidate: in an arena, at new places each batch
-            layout = self.share_arena([baseline], args, expected) if setup["arena"] else None
-            if self.kind != "cpu":          # the CPU: no warm-up (timing.CPU_REPS)
-                self._batch(baseline, timing.WARMUP_CALLS, {**common, **placement_for(layout, self.rng)},
-                            keep=False, evidence=False)
+            # placed as beside the candidate: both runners in one arena, at new places each round
+            layout = self.share_arena(pair, args, expected) if setup["arena"] else None
+            if self.kind != "cpu":          # the CPU: no warm-up (timing.CPU_REPS); both at once: nothing is timed yet
+                warm = {**common, **placement_for(layout, self.rng)}
+                with ThreadPoolExecutor(max_workers=len(pair)) as pool:
+                    list(pool.map(lambda r: self._batch(r, timing.WARMUP_CALLS, warm, keep=False, evidence=False), pair))
 
             def measure() -> list[list[float]]:
                 by_round = []       # rounds as beside the candidate: each at a new placement, the same figure
                 for _ in range(setup["batches"]):
                     by_round.append([])
                     placement = placement_for(layout, self.rng)
-                    left = setup["n"]
-                    while left:
-                        n = min(left, setup["capacity"])
-                        left -= n
-                        by_round[-1] += self._batch(baseline, n, {**common, **placement}, keep=False,
-                                                    evidence=False)["samples"]
-                        baseline.request({"op": "release"})
+                    order = list(pair)
+                    if self.rng.random() < 0.5:
+                        order.reverse()
+                    for runner in order:
+                        left = setup["n"]
+                        while left:
+                            n = min(left, setup["capacity"])
+                            left -= n
+                            with self._stopped(stand_in if runner is baseline else None):
+                                samples = self._batch(runner, n, {**common, **placement}, keep=False,
+                                                      evidence=False)["samples"]
+                            if runner is baseline:
+                                by_round[-1] += samples
+                            runner.request({"op": "release"})
                 return by_round
 
             def judged(by_round):

@@ -114,10 +114,13 @@ def _stop_tree(root: int, ended_before: frozenset = frozenset()) -> tuple[bool, 
 class RunnerClient:
     def __init__(self, isolation: Isolation, tree: Path, *, language: str, entry: str, symbol: str,
                  device: str, role: str, flags=(), probe: dict | None = None, trace_library: Path | None = None,
-                 report_ops: bool = False):
+                 report_ops: bool = False, stand_in: bool = False):
         self.role = role
-        # setpriv mode: each role its own uid, so the judge can tell the candidate's processes apart
-        self.uid = isolation.runner_uid(role) if isolation.mode == "setpriv" else None
+        # setpriv mode: each role its own uid, so the judge can tell the candidate's processes apart.
+        # A stand-in (the baseline's code in a second runner: Judge.clean_room) shares the baseline's
+        # uid, so its processes are its own descendants: stopping it must not stop the baseline.
+        self.uid = isolation.runner_uid(role) if isolation.mode == "setpriv" and not stand_in else None
+        self.stand_in = stand_in
         self.workdir = Path(tempfile.mkdtemp(prefix=f"gauntlet-runner-{role}-"))
         shutil.copytree(tree, self.workdir / "kernel")
         probe_args = []
@@ -263,6 +266,20 @@ class RunnerClient:
 
     def thaw(self) -> None:
         self.signal_all(signal.SIGCONT)
+
+    def take_compiled(self, other: "RunnerClient") -> None:
+        """Another trusted runner's Triton cache (TRITON_CACHE_DIR: compiled kernels and the launcher
+        stub) copied into this one's, as this runner's own files: a stand-in (Judge.clean_room) built
+        from the same source then compiles nothing in its warm-up (on an H200, 3.4 s of a 25 s
+        evaluation before, results/gpu-2026-11-30.md). Only a baseline's runner is ever copied."""
+        source, target = other.workdir / ".triton", self.workdir / ".triton"
+        if not source.is_dir() or source.is_symlink():
+            return
+        shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
+        owner = os.stat(self.workdir)
+        if os.geteuid() == 0:
+            for path in [target, *target.rglob("*")]:
+                os.lchown(path, owner.st_uid, owner.st_gid)
 
     def _tail(self) -> str:
         """The last bytes of the runner's log. The log lies in the runner's writable work dir, where

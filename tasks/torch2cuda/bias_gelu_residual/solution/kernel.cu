@@ -37,16 +37,19 @@ __global__ void bias_gelu_residual(const __nv_bfloat16* __restrict__ x,
             const int64_t i0 = v * VEC;
             uint4 xv = reinterpret_cast<const uint4*>(x)[v];
             const uint4 rv = reinterpret_cast<const uint4*>(res)[v];
-            const __nv_bfloat16* xe = reinterpret_cast<const __nv_bfloat16*>(&xv);
-            const __nv_bfloat16* re = reinterpret_cast<const __nv_bfloat16*>(&rv);
-            uint4 out;
-            __nv_bfloat16* oe = reinterpret_cast<__nv_bfloat16*>(&out);
+            // Elements go in and out of the 16-byte words by memcpy (registers, no memory):
+            // writing them through a pointer of another type is punning C++ leaves undefined.
+            __nv_bfloat16 xe[VEC], re[VEC], oe[VEC];
+            memcpy(xe, &xv, sizeof xv);
+            memcpy(re, &rv, sizeof rv);
             int64_t col = i0 % cols;  // one division per 8 elements; then step with wrap-around
 #pragma unroll
             for (int e = 0; e < VEC; ++e) {
                 oe[e] = fused(xe[e], bias[col], re[e]);
                 if (++col == cols) col = 0;
             }
+            uint4 out;
+            memcpy(&out, oe, sizeof out);
             reinterpret_cast<uint4*>(y)[v] = out;
         }
         // Tail that does not fill a vector (fewer than VEC elements).

@@ -26,13 +26,17 @@ __global__ void silu_mul_vec8(const __half* __restrict__ x, __half* __restrict__
         const __half* gate = x + r * 2 * hidden + j;
         const uint4 gv = *reinterpret_cast<const uint4*>(gate);
         const uint4 uv = *reinterpret_cast<const uint4*>(gate + hidden);
-        const __half* ge = reinterpret_cast<const __half*>(&gv);
-        const __half* ue = reinterpret_cast<const __half*>(&uv);
-        uint4 ov;
-        __half* oe = reinterpret_cast<__half*>(&ov);
+        // The halves go in and out of the 16-byte words by memcpy (registers, no memory): writing
+        // them through a __half* into a uint4 is type punning C++ leaves undefined (g++ -O2 dropped
+        // such stores in the HIP twin: results/hip-cpu-2026-11-29.md).
+        __half ge[VEC], ue[VEC], oe[VEC];
+        memcpy(ge, &gv, sizeof gv);
+        memcpy(ue, &uv, sizeof uv);
 #pragma unroll
         for (int e = 0; e < VEC; ++e)
             oe[e] = __float2half_rn(silu_mul(__half2float(ge[e]), __half2float(ue[e]), scale));
+        uint4 ov;
+        memcpy(&ov, oe, sizeof ov);
         *reinterpret_cast<uint4*>(out + r * hidden + j) = ov;
     }
 }
