@@ -162,6 +162,36 @@ def test_numpy_compute_is_flagged(body, detail):
     assert flagged(found, "numpy_compute", detail), found
 
 
+# -- 3b. host memory the device can address: how a CPU result reaches a kernel without a copy ------
+@pytest.mark.parametrize("body,detail", [
+    ("def forward(x):\n    h = torch.empty(x.numel(), pin_memory=True)\n    return x", "pin_memory=True"),
+    ("def forward(x):\n    return x.cpu().pin_memory()", ".pin_memory()"),
+    ("def forward(x):\n    torch.cuda.cudart().cudaHostRegister(0, 0, 0)\n    return x", "torch.cuda.cudart"),
+    ("def forward(x):\n    f = getattr(torch.cuda, 'cud' + 'art')\n    return x", "cudart"),
+    ("def forward(x, flag=True):\n    return torch.zeros(4, pin_memory=flag)", "pin_memory=flag"),
+])
+def test_device_addressable_host_memory_is_flagged(body, detail):
+    """A result computed on the CPU needs no copy the device trace records when kernels of the
+    candidate's own move it through pinned, registered or managed host memory (the red team's
+    mapped_host_result on an H200, results/gpu-2026-11-30.md): every way of getting such memory
+    is a flag, as no GPU task's kernel needs one."""
+    found = flags(body)
+    assert any(f.startswith("host_memory") and detail in f for f in found), found
+
+
+def test_an_explicitly_unpinned_tensor_is_not_host_memory():
+    assert not [f for f in flags("def forward(x):\n    return torch.empty(4, pin_memory=False)") if "host_memory" in f]
+
+
+@pytest.mark.parametrize("name", ["cudaHostAlloc", "cudaMallocHost", "cudaHostRegister", "cudaMallocManaged",
+                                  "cuMemHostAlloc", "cuMemHostRegister_v2", "hipHostMalloc", "hipHostRegister",
+                                  "hipMallocManaged", "__managed__", "pin_memory"])
+def test_device_addressable_host_memory_is_flagged_in_native_code(name):
+    source = (f"__global__ void k(float* y) {{ y[0] = 1; }}\n"
+              f"extern \"C\" int launch(float* y, void* s) {{ void* h; {name}(&h, 64); k<<<1, 1>>>(y); return 0; }}")
+    assert f"host_memory: {name} (kernel.cu)" in check_native(source), check_native(source)
+
+
 def test_numpy_dtype_names_are_not_compute():
     assert flags("import numpy as np\nBYTES = np.dtype(np.float32).itemsize\n") == []
 

@@ -218,3 +218,34 @@ def test_a_judge_that_cannot_read_the_runner_says_so_and_flags_nothing(monkeypat
     finally:
         root.kill()
         root.wait()
+
+
+def _gpu_cheat(name: str) -> str:
+    """A cheat of the GPU red team (bench/judge_gpu.py CHEATS), as that bench writes it beside
+    triton2triton/softmax's honest kernel."""
+    import importlib.util
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("judge_gpu_for_test", root / "bench" / "judge_gpu.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    honest = (root / "tasks" / "triton2triton" / "softmax" / "solution" / "kernel.py").read_text()
+    return honest.replace("def forward(", "def _honest(") + "\n" + bench.CHEATS[name].replace("{sym}", "forward")
+
+
+def test_a_result_moved_through_host_memory_is_flagged_however_it_was_computed():
+    """The device trace's open form (docs/evaluation.md): kernels of the candidate's own move the
+    input into pinned host memory and the result out of it by host address, the CPU computing
+    between; no copy and no PyTorch kernel is recorded. On an H200 (results/gpu-2026-11-30.md) the
+    red team's mapped_host_result passed the trace and was caught only because its numpy calls were
+    spelled. The memory itself is the mechanism's mark: with the computation moved where no check
+    reads it, the pinned buffers are still `host_memory`."""
+    from runner.evaluator.judge.static_checks import check_python
+    cheat = _gpu_cheat("mapped_host_result")
+    assert any(f.startswith("numpy_compute") for f in check_python(cheat))
+    unspelled = cheat.replace("import numpy as np\n", "from helpers import compute_on_the_host\n")
+    start, end = unspelled.index("    a = h_in.float()"), unspelled.index("    y = torch.empty_like(x)")
+    unspelled = unspelled[:start] + "    compute_on_the_host(h_in, h_out)\n" + unspelled[end:]
+    found = check_python(unspelled)
+    assert not [f for f in found if f.startswith("numpy_compute")], found
+    assert any(f.startswith("host_memory: pin_memory=True") for f in found), found

@@ -86,6 +86,14 @@ FORBIDDEN_ORIGINS = {
                     "stream_injection"),
 }
 STREAM_NAMES = {"Stream", "ExternalStream", "set_stream", "CUDAGraph"}   # on any receiver
+# Host memory a kernel can address (pinned, registered, managed): the way a result computed on the
+# CPU reaches the device with no copy the device trace records (kernels of its own move it), so the
+# class is named, whatever reaches it. No kernel of a GPU task needs it. On any receiver, and
+# `pin_memory=` in any call. (Where the device reads plain pageable memory, HMM, no call is needed:
+# docs/evaluation.md.)
+HOST_MEMORY_NAMES = {"pin_memory", "cudart", "cudaHostRegister", "cudaHostAlloc", "cudaMallocHost",
+                     "cudaHostGetDevicePointer", "cudaMallocManaged", "hipHostRegister", "hipHostMalloc",
+                     "hipMallocManaged", "hipHostGetDevicePointer", "HostRegister", "PinnedMemory"}
 FORBIDDEN_BUILTINS = {
     "__import__": "introspection", "eval": "introspection", "exec": "introspection",
     "compile": "introspection", "globals": "introspection", "locals": "introspection",
@@ -667,6 +675,8 @@ def _access_kind(origin: str) -> str | None:
         return FORBIDDEN_BUILTINS.get(origin.split(".")[1])
     if _last(origin) in STREAM_NAMES:
         return "stream_injection"
+    if _last(origin) in HOST_MEMORY_NAMES:
+        return "host_memory"
     kind = _module_kind(_root(origin))
     if kind:
         return kind
@@ -810,6 +820,9 @@ class _PythonChecker:
                 self._check_named_attribute(callee.removeprefix("builtins."), node)
             if callee in MODULE_LOADERS and node.args and not isinstance(self.resolver.fold(node.args[0]), str):
                 self.flag("introspection", f"{_last(callee)} of a computed name", node)
+        for kw in node.keywords:
+            if kw.arg == "pin_memory" and not (isinstance(kw.value, ast.Constant) and kw.value.value in (False, None)):
+                self.flag("host_memory", f"pin_memory={ast.unparse(kw.value)[:40]}", node)
         if self.fp32_task:
             for kw in node.keywords:
                 if kw.arg in ("allow_tf32", "input_precision") and isinstance(kw.value, ast.Constant) and \
@@ -899,6 +912,17 @@ NATIVE_FORBIDDEN = {
                       "PyObject_CallObject", "PyObject_Call", "PyEval_GetBuiltins", "Py_CompileString"},
     "library_fallback": {"cublasSgemm", "cublasGemmEx", "cublasLtMatmul", "cublasCreate", "cudnnCreate",
                          "hipblasCreate", "rocblas_create_handle", "hipblasLtMatmul", "cublasSgemmStridedBatched"},
+    # host memory a kernel can address (HOST_MEMORY_NAMES): runtime, driver and HIP spellings, the
+    # allocation flags, managed globals, and PyTorch's pinned tensors in an extension's C++
+    "host_memory": {"cudaHostAlloc", "cudaMallocHost", "cudaHostRegister", "cudaHostGetDevicePointer",
+                    "cudaMallocManaged", "cudaMemAdvise", "cudaMemPrefetchAsync", "cudaHostAllocMapped",
+                    "cudaHostRegisterMapped", "cuMemHostAlloc", "cuMemAllocHost", "cuMemAllocHost_v2",
+                    "cuMemHostRegister", "cuMemHostRegister_v2", "cuMemHostGetDevicePointer",
+                    "cuMemHostGetDevicePointer_v2", "cuMemAllocManaged", "hipHostMalloc", "hipMallocHost",
+                    "hipHostAlloc", "hipHostRegister", "hipHostGetDevicePointer", "hipMallocManaged",
+                    "hipExtHostAlloc", "hipMemAdvise", "hipMemPrefetchAsync", "hipMemAllocHost",
+                    "hipHostMallocMapped", "hipHostRegisterMapped", "__managed__", "pin_memory", "pinned_memory",
+                    "getPinnedMemoryAllocator", "getHostAllocator", "getCachingHostAllocator", "HostAlloc"},
 }
 NATIVE_HALF = {"__half", "half", "half2", "__half2", "__nv_bfloat16", "__nv_bfloat162", "hip_bfloat16",
                "__hip_bfloat16", "__float2half", "__float2half_rn", "__float2bfloat16", "__half2float",
@@ -937,7 +961,7 @@ TENSOR_METADATA = {
 # Casts, moves and creation from data: a copy (aten._to_copy, which the op watch allows too).
 TENSOR_COPIES = {"to", "type_as", "cpu", "cuda", "float", "double", "half", "bfloat16", "int", "long", "short",
                  "char", "byte", "bool", "cfloat", "cdouble", "chalf", "new_tensor", "new_ones", "tensor",
-                 "scalar_tensor", "from_blob", "pin_memory", "narrow_copy", "resize_as_"}
+                 "scalar_tensor", "from_blob", "narrow_copy", "resize_as_"}
 # Views under other names: the op watch sees the view each one decomposes into.
 VIEW_ALIASES = {"swapaxes", "swapaxes_", "swapdims", "swapdims_", "moveaxis", "ravel", "reshape_as", "expand_as",
                 "tensor_split", "hsplit", "vsplit", "dsplit", "unsafe_chunk", "unsafe_split",
