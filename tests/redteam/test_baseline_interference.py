@@ -34,6 +34,14 @@ __attribute__((constructor)) static void leave_children_behind(void) {
 HONEST = "for (int64_t i = 0; i < n; i++) y[i] = a * x[i];\nreturn 0;"
 
 
+def _honest_candidate(tmp_path):
+    candidate = tmp_path / "honest"
+    candidate.mkdir()
+    (candidate / "kernel.c").write_text("#include <stdint.h>\nint launch(const float* x, int64_t n, float a, "
+                                        "float* y, void* stream) {\n" + HONEST + "\n}\n")
+    return candidate
+
+
 def _hogs() -> list[int]:
     found = []
     for entry in os.listdir("/proc"):
@@ -87,10 +95,7 @@ def test_a_trip_is_confirmed_by_a_second_clean_room(native_task, tmp_path, monke
         return "baseline_interference: scripted" if len(readings) <= trips else None
     monkeypatch.setattr(rounds, "interference", rule)
     monkeypatch.setattr(policy, "CLEAN_ROOM_CONFIGS", 1)
-    candidate = tmp_path / "honest"
-    candidate.mkdir()
-    (candidate / "kernel.c").write_text("#include <stdint.h>\nint launch(const float* x, int64_t n, float a, "
-                                        "float* y, void* stream) {\n" + HONEST + "\n}\n")
+    candidate = _honest_candidate(tmp_path)
     ev = evaluate(native_task, candidate, "cpu", splits=("seen",), language="c", clean_room=True)
     assert ev.compiled and all(c.correct for c in ev.configs), [(c.config, c.error) for c in ev.configs]
     assert len(readings) == 2 and readings[1] == 2 * readings[0], readings     # the second reads both rooms' rounds
@@ -130,10 +135,7 @@ def test_the_clean_room_alternates_the_baseline_with_a_stopped_stand_in(native_t
     monkeypatch.setattr(config_judge.Judge, "_batch", batch)
     monkeypatch.setattr(config_judge.Judge, "clean_room", room)
     monkeypatch.setattr(policy, "CLEAN_ROOM_CONFIGS", 1)
-    candidate = tmp_path / "honest"
-    candidate.mkdir()
-    (candidate / "kernel.c").write_text("#include <stdint.h>\nint launch(const float* x, int64_t n, float a, "
-                                        "float* y, void* stream) {\n" + HONEST + "\n}\n")
+    candidate = _honest_candidate(tmp_path)
     ev = evaluate(native_task, candidate, "cpu", splits=("seen",), language="c", clean_room=True)
     assert ev.compiled and all(c.correct for c in ev.configs), [(c.config, c.error) for c in ev.configs]
     stand_ins = [r for r in made if r.stand_in]
@@ -167,10 +169,7 @@ def test_a_stand_in_that_does_not_build_leaves_the_baseline_alone_with_a_note(na
         return real_room(self, baseline, rows, configs, stand_in)
     monkeypatch.setattr(evaluation_module, "_build", build)
     monkeypatch.setattr(config_judge.Judge, "clean_room", room)
-    candidate = tmp_path / "honest"
-    candidate.mkdir()
-    (candidate / "kernel.c").write_text("#include <stdint.h>\nint launch(const float* x, int64_t n, float a, "
-                                        "float* y, void* stream) {\n" + HONEST + "\n}\n")
+    candidate = _honest_candidate(tmp_path)
     ev = evaluate(native_task, candidate, "cpu", splits=("seen",), language="c", clean_room=True)
     assert ev.compiled and all(c.correct for c in ev.configs)
     assert rooms == [None]
@@ -184,10 +183,7 @@ def test_the_cpu_skips_the_clean_room_unless_asked(native_task, tmp_path, monkey
     calls = []
     real = config_judge.Judge.clean_room
     monkeypatch.setattr(config_judge.Judge, "clean_room", lambda self, *a, **k: calls.append(1) or real(self, *a, **k))
-    candidate = tmp_path / "honest"
-    candidate.mkdir()
-    (candidate / "kernel.c").write_text("#include <stdint.h>\nint launch(const float* x, int64_t n, float a, "
-                                        "float* y, void* stream) {\n" + HONEST + "\n}\n")
+    candidate = _honest_candidate(tmp_path)
     ev = evaluate(native_task, candidate, "cpu", splits=("seen",), language="c")
     assert ev.compiled and all(c.correct and c.speedup for c in ev.configs), [(c.config, c.error) for c in ev.configs]
     assert calls == [] and all(c.baseline_clean_ms is None for c in ev.configs)
@@ -306,10 +302,7 @@ def test_the_harness_floor_is_measured_only_where_steps_skipped_would_be_said(na
         return found
     monkeypatch.setattr(config_judge.Judge, "_harness_floor", floor)
     monkeypatch.setattr(config_judge.Judge, "_bound", bound)
-    candidate = tmp_path / "honest"
-    candidate.mkdir()
-    (candidate / "kernel.c").write_text("#include <stdint.h>\nint launch(const float* x, int64_t n, float a, "
-                                        "float* y, void* stream) {\n" + HONEST + "\n}\n")
+    candidate = _honest_candidate(tmp_path)
     seen = native_task.configs("seen")[0]
     drawn = [dataclasses.replace(seen, name="drawn-0", split="drawn")]
     ev = evaluate(native_task, candidate, "cpu", splits=("seen", "drawn"), drawn=drawn, language="c")
@@ -352,10 +345,7 @@ def test_a_stand_in_that_dies_leaves_the_baseline_alone_with_a_note(native_task,
         self.proc.wait()
         return real(self, other)
     monkeypatch.setattr(runners.RunnerClient, "take_compiled", die_first)
-    candidate = tmp_path / "honest"
-    candidate.mkdir()
-    (candidate / "kernel.c").write_text("#include <stdint.h>\nint launch(const float* x, int64_t n, float a, "
-                                        "float* y, void* stream) {\n" + HONEST + "\n}\n")
+    candidate = _honest_candidate(tmp_path)
     ev = evaluate(native_task, candidate, "cpu", splits=("seen",), language="c", clean_room=True)
     assert ev.error is None and ev.compiled and all(c.correct for c in ev.configs), (ev.error, ev.configs)
     assert any("stand-in failed" in n for n in ev.notes), ev.notes
