@@ -153,6 +153,7 @@ def test_the_clean_room_alternates_the_baseline_with_a_stopped_stand_in(native_t
     firsts = {clean[i][1] for i in range(0, len(clean), 2)}
     assert firsts == {True, False}, clean
     assert all(r.proc.poll() is not None for r in made)
+    assert "stand-in of its own code" in ev.timing_method
 
 
 def test_a_stand_in_that_does_not_build_leaves_the_baseline_alone_with_a_note(native_task, tmp_path, monkeypatch):
@@ -173,6 +174,7 @@ def test_a_stand_in_that_does_not_build_leaves_the_baseline_alone_with_a_note(na
     ev = evaluate(native_task, candidate, "cpu", splits=("seen",), language="c", clean_room=True)
     assert ev.compiled and all(c.correct for c in ev.configs)
     assert rooms == [None]
+    assert "stand-in" not in ev.timing_method
     assert any("stand-in" in n and "did not build" in n for n in ev.notes), ev.notes
     assert any(c.baseline_clean_ms for c in ev.configs)
 
