@@ -166,8 +166,7 @@ def test_numpy_compute_is_flagged(body, detail):
 @pytest.mark.parametrize("body,detail", [
     ("def forward(x):\n    h = torch.empty(x.numel(), pin_memory=True)\n    return x", "pin_memory=True"),
     ("def forward(x):\n    return x.cpu().pin_memory()", ".pin_memory()"),
-    ("def forward(x):\n    torch.cuda.cudart().cudaHostRegister(0, 0, 0)\n    return x", "torch.cuda.cudart"),
-    ("def forward(x):\n    f = getattr(torch.cuda, 'cud' + 'art')\n    return x", "cudart"),
+    ("def forward(x):\n    torch.cuda.cudart().cudaHostRegister(0, 0, 0)\n    return x", ".cudaHostRegister()"),
     ("def forward(x, flag=True):\n    return torch.zeros(4, pin_memory=flag)", "pin_memory=flag"),
 ])
 def test_device_addressable_host_memory_is_flagged(body, detail):
@@ -177,6 +176,12 @@ def test_device_addressable_host_memory_is_flagged(body, detail):
     is a flag, as no GPU task's kernel needs one."""
     found = flags(body)
     assert any(f.startswith("host_memory") and detail in f for f in found), found
+
+
+@pytest.mark.parametrize("body", ["def forward(x):\n    torch.cuda.cudart().cudaProfilerStart()\n    return x",
+                                  "def forward(x):\n    f = getattr(torch.cuda, 'cud' + 'art')\n    return x"])
+def test_the_raw_cuda_runtime_is_native_access(body):
+    assert any(f.startswith("native_access: torch.cuda.cudart") for f in flags(body)), flags(body)
 
 
 def test_an_explicitly_unpinned_tensor_is_not_host_memory():

@@ -76,6 +76,7 @@ FORBIDDEN_ORIGINS = {
     "torch.library": "dispatch_override",          # re-implements aten ops, the reference's included
     "torch.utils._python_dispatch": "tensor_subclass", "torch.overrides": "tensor_subclass",
     "torch.utils.cpp_extension": "native_access",
+    "torch.cuda.cudart": "native_access",           # the CUDA runtime raw: host memory, streams, the profiler
     "torch.load": "process_control", "torch.save": "process_control", "torch.hub": "process_control",
     "torch.serialization": "process_control", "torch.from_file": "process_control",
     "torch.UntypedStorage.from_file": "process_control", "torch.TypedStorage.from_file": "process_control",
@@ -88,10 +89,11 @@ FORBIDDEN_ORIGINS = {
 STREAM_NAMES = {"Stream", "ExternalStream", "set_stream", "CUDAGraph"}   # on any receiver
 # Host memory a kernel can address (pinned, registered, managed): the way a result computed on the
 # CPU reaches the device with no copy the device trace records (kernels of its own move it), so the
-# class is named, whatever reaches it. No kernel of a GPU task needs it. On any receiver, and
+# class is named, whatever reaches it (the runtime itself, torch.cuda.cudart, is native_access). No
+# kernel of a GPU task needs it. On any receiver, and
 # `pin_memory=` in any call. (Where the device reads plain pageable memory, HMM, no call is needed:
 # docs/evaluation.md.)
-HOST_MEMORY_NAMES = {"pin_memory", "cudart", "cudaHostRegister", "cudaHostAlloc", "cudaMallocHost",
+HOST_MEMORY_NAMES = {"pin_memory", "cudaHostRegister", "cudaHostAlloc", "cudaMallocHost",
                      "cudaHostGetDevicePointer", "cudaMallocManaged", "hipHostRegister", "hipHostMalloc",
                      "hipMallocManaged", "hipHostGetDevicePointer", "HostRegister", "PinnedMemory"}
 FORBIDDEN_BUILTINS = {
