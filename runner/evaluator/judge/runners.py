@@ -117,7 +117,7 @@ class RunnerClient:
                  report_ops: bool = False, stand_in: bool = False):
         self.role = role
         # setpriv mode: each role its own uid, so the judge can tell the candidate's processes apart.
-        # A stand-in (the baseline's code in a second runner: Judge.clean_room) shares the baseline's
+        # A stand-in (a second runner of the baseline's code: Judge.clean_room) shares the baseline's
         # uid, so its processes are its own descendants: stopping it must not stop the baseline.
         self.uid = isolation.runner_uid(role) if isolation.mode == "setpriv" and not stand_in else None
         self.stand_in = stand_in
