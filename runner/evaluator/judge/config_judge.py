@@ -68,6 +68,7 @@ class Judge(Correctness, Rounds):
         # |offset| / its call where it was too large to apply: the same code read that far apart in
         # two processes, so every interval is widened by it (row_interval)
         self.process_spread = 0.0
+        self.pair_spreads: list[tuple[str, float]] = []   # (config, pair_spread) of each clean room with a stand-in
         # The timed buffers' arena (arena.py): one per timed config, shared by the runners timed on it
         self.use_arena = use_arena
         self.arena: arena.Arena | None = None

@@ -471,6 +471,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                             stand_in.thaw()
                         try:
                             judge.clean_room(baseline, evaluation.configs, chosen, stand_in)
+                            judge.widen_for_pairs(evaluation.configs)
                             if stand_in is not None:
                                 evaluation.timing_method += ("; clean room: the baseline's batches alternate with a "
                                                              "stand-in of its own code in a runner of the judge's")

@@ -437,6 +437,7 @@ class Rounds:
                 by_round = []       # rounds as beside the candidate: each at a new placement, the same figure
                 for _ in range(setup["batches"]):
                     by_round.append([])
+                    stand_in_rounds.append([])
                     placement = placement_for(layout, self.rng)
                     order = list(pair)
                     if self.rng.random() < 0.5:
@@ -449,8 +450,7 @@ class Rounds:
                             with self._stopped(stand_in if runner is baseline else None):
                                 samples = self._batch(runner, n, {**common, **placement}, keep=False,
                                                       evidence=False)["samples"]
-                            if runner is baseline:
-                                by_round[-1] += samples
+                            (by_round if runner is baseline else stand_in_rounds)[-1].extend(samples)
                             runner.request({"op": "release"})
                 return by_round
 
@@ -459,6 +459,7 @@ class Rounds:
                 return clean.time_ms, interference(row.baseline_ms - (row.baseline_offset_ms or 0.0), clean.time_ms,
                                                    self.kind, clean.round_ms, setup["rounds"])
 
+            stand_in_rounds: list[list[float]] = []     # the stand-in's, round for round (pair_spread)
             by_round = measure()
             row.baseline_clean_ms, finding = judged(by_round)
             if finding:
@@ -473,12 +474,50 @@ class Rounds:
                                  f"{first:.4g} ms, pooled {row.baseline_clean_ms:.4g} ms)")
             if finding:
                 self.flags.append(f"{finding} ({row.config})")
+            if stand_in is not None:
+                self.pair_spreads.append((row.config, pair_spread(by_round, stand_in_rounds)))
+
+    def widen_for_pairs(self, rows: list) -> None:
+        """The clean room's stand-in and the baseline ran the same code in two processes at the end of
+        the evaluation: where they read apart by more than their rounds' noise, every row's interval
+        is widened by that share on each side (as by an offset too large to apply, row_interval). The
+        intervals are of the rounds; a host-bound call's level can differ between two runner processes
+        for a whole evaluation (an AKA noop read 0.92-1.51x with 8 of 9 intervals excluding 1.0 on an
+        H200, results/gpu-2026-11-30.md), which no round resamples. On a GPU only (the CPU's times are
+        not meaningful)."""
+        config, spread = max(self.pair_spreads, key=lambda p: p[1], default=(None, 0.0))
+        if self.kind == "cpu" or not spread > self.process_spread:
+            return
+        scale = (1.0 + spread) / (1.0 + self.process_spread)
+        for row in rows:
+            if row.speedup_ci95:
+                row.speedup_ci95 = [round(row.speedup_ci95[0] / scale, 4), round(row.speedup_ci95[1] * scale, 4)]
+        self.process_spread = spread
+        self.flags.append(f"note: the baseline's code read {spread:.1%} apart in two runner processes at the end of "
+                          f"the evaluation (the baseline and the clean room's stand-in, {config}): every interval "
+                          "is widened by that share on each side")
 
     def _gap_escapes(self, base, cand) -> bool:
         """The candidate's device-sync gap exceeds the baseline's by more than a kernel's honest
         spread: work left outside the timed stream (timing.py)."""
         return self.device != "cpu" and cand.gap_ms - base.gap_ms > max(policy.ESCAPED_MIN_MS, policy.ESCAPED_REL * cand.time_ms)
 
+
+
+def pair_spread(base_rounds: list[list[float]], other_rounds: list[list[float]]) -> float:
+    """How far apart one code read in two runner processes, |other / base - 1| of the paired figures
+    (the median of the round differences, as a candidate's), where that difference exceeds
+    policy.CLEAN_ROOM_Z standard errors of the round differences; else 0 (the rounds' own noise,
+    which the intervals already hold)."""
+    base = timing.stats([x for r in base_rounds for x in r], rounds=base_rounds)
+    other = timing.stats([x for r in other_rounds for x in r], rounds=other_rounds)
+    if len(base.round_ms) < 2 or len(base.round_ms) != len(other.round_ms) or not base.time_ms > 0:
+        return 0.0
+    differences = [o - b for b, o in zip(base.round_ms, other.round_ms)]
+    difference = timing.paired(base, other).time_ms - base.time_ms
+    if abs(difference) <= policy.CLEAN_ROOM_Z * timing.median_standard_error(differences):
+        return 0.0
+    return abs(difference) / base.time_ms
 
 
 def row_interval(row: ConfigResult, base, cand, offset_rounds=(), process_spread: float = 0.0) -> list[float] | None:
