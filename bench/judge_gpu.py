@@ -136,15 +136,20 @@ def fidelity(args) -> dict:
         for i, (agent, cand) in enumerate(runs):
             if (task, agent) in done:
                 continue
-            data = evaluate(task, cand, args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.json",
-                            args.code or str(ROOT), extra=args.eval_args, tasks_root=root)
+            # A task listed twice (`--tasks T T`) is evaluated twice: each keeps its own files (the
+            # second once overwrote the first's verdict and appended to its trace, 2026-11-30).
+            while (args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.json").exists():
+                i += 1
+            verdict = args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.json"
+            data = evaluate(task, cand, verdict, args.code or str(ROOT), extra=args.eval_args, tasks_root=root)
             results.append({"task": task, "agent": agent, "wall_s": data["wall_s"], "flags": data.get("flags"),
                             "notes": data.get("notes"), "error": data.get("error"), "rows": rows(data),
                             "environment": data.get("environment"), "timing_method": data.get("timing_method")})
             r = results[-1]
-            r["phases_s"] = _phases(args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl")
-            r["offset"] = _last(args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl", "process_offset")
-            _other_speedups(r, args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.trace.jsonl")
+            trace = verdict.with_suffix(".trace.jsonl")       # as evaluate() names it
+            r["phases_s"] = _phases(trace)
+            r["offset"] = _last(trace, "process_offset")
+            _other_speedups(r, trace)
             (args.out / "fidelity.partial.json").write_text(json.dumps(results, indent=1))
             # One line per judged evaluation, across calls and sessions: the next run skips it. An
             # evaluation that left no verdict (the harness failed: a task root that did not resolve,
