@@ -168,6 +168,9 @@ def test_numpy_compute_is_flagged(body, detail):
     ("def forward(x):\n    return x.cpu().pin_memory()", ".pin_memory()"),
     ("def forward(x):\n    torch.cuda.cudart().cudaHostRegister(0, 0, 0)\n    return x", ".cudaHostRegister()"),
     ("def forward(x, flag=True):\n    return torch.zeros(4, pin_memory=flag)", "pin_memory=flag"),
+    ("def forward(x):\n    return torch.zeros(4, **{'pin_' + 'memory': True})", "'pin_memory'"),
+    ("def forward(x):\n    kw = dict(pin_memory=True)\n    return torch.zeros(4, **kw)", "pin_memory=True"),
+    ("def forward(x):\n    return getattr(x.cpu(), 'pin_' + 'memory')()", "pin_memory"),
 ])
 def test_device_addressable_host_memory_is_flagged(body, detail):
     """A result computed on the CPU needs no copy the device trace records when kernels of the

@@ -825,6 +825,9 @@ class _PythonChecker:
         for kw in node.keywords:
             if kw.arg == "pin_memory" and not (isinstance(kw.value, ast.Constant) and kw.value.value in (False, None)):
                 self.flag("host_memory", f"pin_memory={ast.unparse(kw.value)[:40]}", node)
+            elif kw.arg is None and isinstance(kw.value, ast.Dict) and any(
+                    key is not None and self.resolver.fold(key) == "pin_memory" for key in kw.value.keys):
+                self.flag("host_memory", "**{'pin_memory': ...}", node)
         if self.fp32_task:
             for kw in node.keywords:
                 if kw.arg in ("allow_tf32", "input_precision") and isinstance(kw.value, ast.Constant) and \
