@@ -138,9 +138,10 @@ def fidelity(args) -> dict:
                 continue
             # A task listed twice (`--tasks T T`) is evaluated twice: each keeps its own files (the
             # second once overwrote the first's verdict and appended to its trace, 2026-11-30).
-            while (args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.json").exists():
+            name = f"fid-{task.replace('/', '_')}-{agent}"
+            while (args.out / f"{name}-{i}.json").exists():
                 i += 1
-            verdict = args.out / f"fid-{task.replace('/', '_')}-{agent}-{i}.json"
+            verdict = args.out / f"{name}-{i}.json"
             data = evaluate(task, cand, verdict, args.code or str(ROOT), extra=args.eval_args, tasks_root=root)
             results.append({"task": task, "agent": agent, "wall_s": data["wall_s"], "flags": data.get("flags"),
                             "notes": data.get("notes"), "error": data.get("error"), "rows": rows(data),

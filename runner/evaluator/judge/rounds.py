@@ -433,6 +433,8 @@ class Rounds:
                 with ThreadPoolExecutor(max_workers=len(pair)) as pool:
                     list(pool.map(lambda r: self._batch(r, timing.WARMUP_CALLS, warm, keep=False, evidence=False), pair))
 
+            stand_in_rounds: list[list[float]] = []     # the stand-in's, round for round (pair_spread)
+
             def measure() -> list[list[float]]:
                 by_round = []       # rounds as beside the candidate: each at a new placement, the same figure
                 for _ in range(setup["batches"]):
@@ -459,7 +461,6 @@ class Rounds:
                 return clean.time_ms, interference(row.baseline_ms - (row.baseline_offset_ms or 0.0), clean.time_ms,
                                                    self.kind, clean.round_ms, setup["rounds"])
 
-            stand_in_rounds: list[list[float]] = []     # the stand-in's, round for round (pair_spread)
             by_round = measure()
             row.baseline_clean_ms, finding = judged(by_round)
             if finding:

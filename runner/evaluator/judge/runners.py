@@ -276,8 +276,8 @@ class RunnerClient:
         if not source.is_dir() or source.is_symlink():
             return
         shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
-        owner = os.stat(self.workdir)
         if os.geteuid() == 0:
+            owner = os.stat(self.workdir)
             for path in [target, *target.rglob("*")]:
                 os.lchown(path, owner.st_uid, owner.st_gid)
 
