@@ -4,6 +4,7 @@ batch's records. The library itself runs only on an NVIDIA GPU (bench/judge_gpu.
 records are the ones it would write, byte for byte (devtrace.RECORD), including those a cheat
 leaves: PyTorch's kernels in a call, work between calls, a clock shorter than the device's time,
 a trace switched off."""
+import dataclasses
 import fcntl
 import os
 import shutil
@@ -139,6 +140,64 @@ def test_a_clock_that_misses_side_stream_work_reads_short():
     assert any(f.startswith("clock_short") for f in found), found
     honest = batches(Timeline(), us=10.0, sample_ms=0.0099)     # within the device's own time
     assert devtrace.findings(honest, baseline_batches(), own_kernel_required=True) == []
+
+
+def test_a_gap_every_runner_shows_between_its_clocks_is_not_a_short_clock():
+    """An H200 (2026-11-30): an oracle's one 3.6 us kernel read 6.6 us on the device, because the
+    device's time opens at the gate's end and the sample at the start event, less the empty pair;
+    the baseline's calls sat as far below theirs. Read beyond the baseline's own gap it is no
+    finding; the same gap without a baseline that shows it is."""
+    gap = 0.0032
+    base = batches(Timeline(pid=8), inside=(ATEN_MUL,), us=14.0, sample_ms=0.014 - gap)
+    offset = devtrace.clock_offset(base)
+    assert abs(offset - gap) < 1e-9
+    cand = batches(Timeline(), us=6.6, sample_ms=0.0066 - gap)
+    assert devtrace.findings(cand, [b for b, _ in base], own_kernel_required=True, offset_ms=offset) == []
+    found = devtrace.findings(cand, [b for b, _ in base], own_kernel_required=True)
+    assert any(f.startswith("clock_short") for f in found), found
+
+
+def test_work_hidden_past_the_end_event_is_read_beyond_the_baseline_gap():
+    """The gap read from the baseline buys a candidate nothing more: side-stream work past its end
+    event shows on top of it."""
+    gap = 0.0032
+    base = batches(Timeline(pid=8), inside=(ATEN_MUL,), us=14.0, sample_ms=0.014 - gap)
+    cand = batches(Timeline(), side=("side_kernel",), us=10.0, sample_ms=0.010 - gap)
+    found = devtrace.findings(cand, [b for b, _ in base], own_kernel_required=True,
+                              offset_ms=devtrace.clock_offset(base))
+    assert any(f.startswith("clock_short") for f in found), found
+
+
+def test_a_tenth_of_a_call_hidden_from_its_clock_is_caught_from_10_us_up():
+    """Issue 30: moving 10 % of a call's work outside the span is flagged on every call of 10 us or
+    more. Here the tenth runs on a side stream past the end event, over a baseline whose samples sit
+    1.3 us below their device time; honest calls with a jitter of +-0.3 us in their gap are clean."""
+    gap = 0.0013
+    base = batches(Timeline(pid=8), inside=(ATEN_MUL,), us=20.0, sample_ms=0.020 - gap)
+    offset = devtrace.clock_offset(base)
+    for us in (10.0, 12.0, 30.0, 100.0, 1000.0):
+        own = Timeline()
+        cand = []
+        for k in range(3):
+            ops = own.batch(4, us=us * 0.9, side=("side_kernel",)).take()
+            # the side stream's kernel holds a tenth of the work
+            ops = [dataclasses.replace(op, end=op.start + int(us * 100)) if op.name == "side_kernel" else op
+                   for op in ops]
+            cand.append((devtrace.segment(ops, 4), [us * 0.9 / 1000 - gap] * 4))
+        found = devtrace.findings(cand, [b for b, _ in base], own_kernel_required=True, offset_ms=offset)
+        assert any(f.startswith("clock_short") for f in found), (us, found)
+        jitter = [0.0003, -0.0003, 0.0002, -0.0001]
+        honest = [(b, [us / 1000 - gap + j for j in jitter]) for b, _ in batches(Timeline(), us=us)]
+        assert devtrace.findings(honest, [b for b, _ in base], own_kernel_required=True, offset_ms=offset) == [], us
+
+
+def test_the_baseline_gap_is_its_median_and_never_below_zero():
+    base = batches(Timeline(pid=8), us=10.0, sample_ms=0.012)         # samples above the device's time
+    assert devtrace.clock_offset(base) == 0.0
+    lost = devtrace.segment(None, 4)                                    # a batch whose records never came
+    assert lost.problems
+    assert devtrace.clock_offset([(lost, [0.0] * 4)]) == 0.0
+    assert devtrace.clock_offset([]) == 0.0
 
 
 def test_work_run_under_the_launch_gate_is_outside_the_span():
@@ -281,13 +340,14 @@ def test_a_result_copied_from_the_host_inside_each_call_is_seen():
     forged = batches(Timeline(), inside=("forged_kernel",), copies=(("memcpy DtoH", 1 << 20), ("memcpy HtoD", 1 << 20)))
     found = devtrace.findings(forged, baseline_batches(), own_kernel_required=True)
     assert any(f.startswith("host_transfer") and "2097152 bytes" in f for f in found), found
-    small = batches(Timeline(), copies=(("memcpy HtoD", 4096),))              # a few offsets uploaded
+    # each copy takes 1 us of the call, which an honest clock holds (sample_ms)
+    small = batches(Timeline(), copies=(("memcpy HtoD", 4096),), sample_ms=0.011)   # a few offsets uploaded
     assert devtrace.findings(small, baseline_batches(), own_kernel_required=True) == []
     t = Timeline(pid=8)
     same = [b for b, _ in batches(t, inside=(ATEN_MUL,), copies=(("memcpy HtoD", 1 << 20),))]
-    alike = batches(Timeline(), copies=(("memcpy HtoD", 1 << 20),))         # the baseline's calls copy alike
+    alike = batches(Timeline(), copies=(("memcpy HtoD", 1 << 20),), sample_ms=0.011)   # the baseline's calls copy alike
     assert devtrace.findings(alike, same, own_kernel_required=True) == []
-    device_only = batches(Timeline(), copies=(("memcpy DtoD", 1 << 24),))
+    device_only = batches(Timeline(), copies=(("memcpy DtoD", 1 << 24),), sample_ms=0.011)
     assert devtrace.findings(device_only, baseline_batches(), own_kernel_required=True) == []
 
 

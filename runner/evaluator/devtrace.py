@@ -79,8 +79,13 @@ LIBRARY_WORDS = re.compile(
     r"|gemvx$|gemv2[TN]_|gemmk1_|gemmSN_|splitKreduce_"                    # cuBLAS's GEMV and split-K kernels
     r"|pytorch_flash$|PyTorchMemEffAttention$|fmha_cutlass"               # PyTorch's attention kernels
     r"|triton_(?:poi|red|per|tem|spl|for|unk)_)")                          # torch.compile's (Inductor's) Triton
-# A sample shorter than the call's device time by more than this is a clock that missed work.
-SHORT_ABS_MS, SHORT_REL = 0.003, 0.10
+# A sample shorter than the call's device time by more than this, beyond what the baseline's own
+# samples sit below theirs (clock_offset), is a clock that missed work: below 10 % of any call of
+# 10 us or more (issue 30). Honest calls on H200s (263 configs of 38 evaluations, three leases;
+# bench/clock_gap.py) sat at most 0.63 us past the baseline's gap in their median call, and at
+# most 12 % of a config's calls past this bound, where the rule needs most of them
+# (results/gpu-2026-11-30-s15.md).
+SHORT_ABS_MS, SHORT_REL = 0.0009, 0.075
 EARLY_ABS_MS = 0.001     # a call's work that ran before its gate ended; the device's timestamps are ns
 # Copies between the host and the device inside a timed call: a result computed off the device has
 # to arrive this way. More than this a call, beyond what the baseline's calls copy, is a finding.
@@ -539,7 +544,8 @@ def summary(batch: Batch, samples: list[float] | None = None) -> dict:
             "prologue": dict(Counter(map(readable, batch.prologue))), "tail": dict(Counter(map(readable, batch.tail))),
             "between": dict(Counter(readable(n) for x in batch.between for n in x).most_common(8)),
             "device_ms": first(batch.device_ms), "early_ms": first(batch.early_ms), "samples_ms": first(samples or []),
-            "device_less_sample_ms_max": max(short, default=None)}
+            "device_less_sample_ms_max": max(short, default=None),
+            "device_less_sample_ms_median": sorted(short)[len(short) // 2] if short else None}
 
 
 # -- the judge's reading --------------------------------------------------------------------------
@@ -558,12 +564,23 @@ def _distinct(segments: list[Counter]) -> list[Counter]:
     return [Counter(dict(k)) for k in {tuple(sorted(c.items())) for c in segments}]
 
 
+def clock_offset(baseline: list[tuple[Batch, list[float]]]) -> float:
+    """How far an honest runner's samples sit below its calls' device time, read from the
+    baseline's runner on the same config (ms, at least 0). The two clocks do not span the same
+    thing: the device time opens at the gate's end, the sample at the start event, less the empty
+    event pair's span; on an H200 that leaves ~3 us of every call that no sample holds (an oracle's
+    3.6 us kernel read 6.6 us on the device: results/gpu-2026-11-30-s15.md). The baseline's
+    runner is the judge's and stopped while the candidate runs: the candidate cannot move it."""
+    gaps = sorted(d - s for b, samples in baseline if not b.problems for d, s in zip(b.device_ms, samples))
+    return max(0.0, gaps[len(gaps) // 2]) if gaps else 0.0
+
+
 def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], *, own_kernel_required: bool,
-             glue: Glue | None = None, foreign: Foreign = Foreign()) -> list[str]:
+             glue: Glue | None = None, foreign: Foreign = Foreign(), offset_ms: float = 0.0) -> list[str]:
     """Flags from one config's batches: the candidate's (with the samples its runner reported) read
     against the baseline's. Each names what the device recorded. `glue`: the PyTorch kernels the
     candidate's calls may run (an X->X task's baseline's own: Glue.of), else none; `foreign`: what
-    else is PyTorch's for this task (Foreign)."""
+    else is PyTorch's for this task (Foreign); `offset_ms`: clock_offset of the baseline's batches."""
     found = []
     for batch, _ in candidate:
         found += [f"device_trace: {p}" for p in batch.problems]
@@ -601,7 +618,7 @@ def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], 
     for b, samples in whole:
         for device_ms, early_ms, sample in zip(b.device_ms, b.early_ms, samples):
             calls += 1
-            if sample < device_ms - max(SHORT_ABS_MS, SHORT_REL * device_ms):
+            if sample < device_ms - offset_ms - max(SHORT_ABS_MS, SHORT_REL * device_ms):
                 short += 1
             if early_ms > EARLY_ABS_MS:
                 early += 1
@@ -610,7 +627,8 @@ def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], 
                      "before its span opened (while the launch gate still held the call's stream: another stream)")
     if short > calls // 2:
         found.append(f"clock_short: {short} of {calls} timed calls reported less time than the device "
-                     "spent on them (the device trace, every stream)")
+                     f"spent on them (the device trace, every stream; beyond the baseline's own "
+                     f"{offset_ms * 1000:.2f} us)")
     return list(dict.fromkeys(found))
 
 

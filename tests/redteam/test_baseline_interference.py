@@ -10,6 +10,7 @@ be a flaky test, so these tests hold what does not depend on a clock: the clean 
 only once the candidate's processes are gone, it is timed, and the rule that reads it.
 """
 import dataclasses
+import json
 import os
 
 import pytest
@@ -135,9 +136,15 @@ def test_the_clean_room_alternates_the_baseline_with_a_stopped_stand_in(native_t
     monkeypatch.setattr(config_judge.Judge, "_batch", batch)
     monkeypatch.setattr(config_judge.Judge, "clean_room", room)
     monkeypatch.setattr(policy, "CLEAN_ROOM_CONFIGS", 1)
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv("GAUNTLET_JUDGE_TRACE", str(trace))
     candidate = _honest_candidate(tmp_path)
     ev = evaluate(native_task, candidate, "cpu", splits=("seen",), language="c", clean_room=True)
     assert ev.compiled and all(c.correct for c in ev.configs), [(c.config, c.error) for c in ev.configs]
+    # the record keeps the pair round by round (which of the two read slower, and whether it drifts)
+    pairs = [json.loads(line)["clean_room"] for line in trace.read_text().splitlines() if '"clean_room"' in line]
+    assert len(pairs) == 1 and pairs[0]["baseline_round_ms"]
+    assert len(pairs[0]["baseline_round_ms"]) == len(pairs[0]["stand_in_round_ms"])
     stand_ins = [r for r in made if r.stand_in]
     assert len(stand_ins) == 1 and rooms == stand_ins and stand_ins[0].role == "baseline"
     beside = [b for b in batches if not b[0]]
@@ -174,6 +181,31 @@ def test_a_stand_in_that_does_not_build_leaves_the_baseline_alone_with_a_note(na
     assert "stand-in" not in ev.timing_method
     assert any("stand-in" in n and "did not build" in n for n in ev.notes), ev.notes
     assert any(c.baseline_clean_ms for c in ev.configs)
+
+
+def test_the_stand_in_makes_its_clock_at_its_build_before_it_is_stopped(native_task, tmp_path, monkeypatch):
+    """The stand-in's clock is made beside the other runners' builds, not at its first clean-room
+    batch, where it sat on the evaluation's path (1.0-1.5 s of warm-up on an H200)."""
+    from runner.evaluator.judge.evaluation import evaluate
+    sent = []
+    real_request, real_freeze = runners.RunnerClient.request, runners.RunnerClient.freeze
+
+    def request(self, message, *args, **kwargs):
+        if self.stand_in:
+            sent.append(message["op"])
+        return real_request(self, message, *args, **kwargs)
+
+    def freeze(self):
+        if self.stand_in:
+            sent.append("(stopped)")
+        return real_freeze(self)
+    monkeypatch.setattr(runners.RunnerClient, "request", request)
+    monkeypatch.setattr(runners.RunnerClient, "freeze", freeze)
+    monkeypatch.setattr(policy, "CLEAN_ROOM_CONFIGS", 1)
+    ev = evaluate(native_task, _honest_candidate(tmp_path), "cpu", splits=("seen",), language="c", clean_room=True)
+    assert ev.compiled and "stand-in of its own code" in ev.timing_method
+    assert sent[:3] == ["build", "clock", "(stopped)"], sent
+    assert "time" in sent and sent.index("time") > 2
 
 
 def test_the_cpu_skips_the_clean_room_unless_asked(native_task, tmp_path, monkeypatch):

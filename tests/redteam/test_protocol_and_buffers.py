@@ -280,3 +280,33 @@ def test_a_look_that_finds_a_newly_ended_process_is_not_clean():
     finally:
         root.kill()
         root.wait()
+
+
+def test_thaw_resumes_every_process_the_freeze_stopped():
+    """The thaw walks the stopped tree (not every process of the host): each process of it, a
+    grandchild too, runs again afterwards, and none ran while frozen."""
+    from runner.evaluator.judge import runners
+    root = subprocess.Popen([sys.executable, "-c", "import os, time\n"
+                             "if os.fork() == 0:\n    os.fork()\n    time.sleep(60)\ntime.sleep(60)\n"])
+    client = runners.RunnerClient.__new__(runners.RunnerClient)
+    client.proc, client.uid = root, None
+    try:
+        deadline = time.time() + 20
+        while len(runners._tree(root.pid)) < 3 and time.time() < deadline:
+            time.sleep(0.05)
+        family = sorted(runners._tree(root.pid))
+        assert len(family) == 3
+
+        def states():
+            return [open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] for pid in family]
+        client.freeze()
+        assert set(states()) <= set(runners._STOPPED), states()
+        client.thaw()
+        deadline = time.time() + 5
+        while any(s in runners._STOPPED for s in states()) and time.time() < deadline:
+            time.sleep(0.01)
+        assert not any(s in runners._STOPPED for s in states()), states()
+    finally:
+        for pid in runners._tree(root.pid):
+            os.kill(pid, signal.SIGKILL)
+        root.wait()

@@ -190,6 +190,23 @@ def _build(runner: RunnerClient, probe: bool = False) -> dict:
         return {"ok": False, "compiled": False, "log": str(exc)}
 
 
+def _build_stand_in(runner: RunnerClient, common: dict) -> dict:
+    """The clean room's stand-in built, and its clock made now, beside the other runners' builds:
+    made at its first batch, in the clean room, a clock (its flush buffer, the launch gate's
+    kernels and self-test, the empty pair's calibration) sat on the evaluation's path, where the
+    stand-in's warm-up took 1.0-1.5 s (H200, results/gpu-2026-11-30-s15.md). The same message
+    as the baseline's first batch (Judge.quickest) makes the same clock."""
+    reply = _build(runner)
+    if reply.get("compiled") is True:
+        try:
+            made = runner.request({"op": "clock", **common})
+        except RunnerFailed as exc:
+            return {"ok": False, "compiled": False, "log": f"its clock: {exc}"}
+        if not made.get("ok"):
+            return {"ok": False, "compiled": False, "log": f"its clock: {str(made.get('error'))[:300]}"}
+    return reply
+
+
 def _ended(runner: RunnerClient, wait_s: float = 2.0) -> bool:
     """Whether the runner's process has ended (given `wait_s` to finish dying: a broken socket can
     come before the exit status)."""
@@ -386,7 +403,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             # Both runners build at once (nvcc takes seconds each); neither sees the other. With the
             # offset pass the candidate's runner builds the baseline first, and its own kernel after.
             with phases("runner start+build"), ThreadPoolExecutor(max_workers=len(runners)) as pool:
-                builds = {runner: pool.submit(_build, runner, offset_pass and not runner.stand_in) for runner in runners}
+                builds = {runner: pool.submit(_build_stand_in, runner, judge._common(False)) if runner.stand_in
+                          else pool.submit(_build, runner, offset_pass) for runner in runners}
                 if offset_pass and builds[baseline].result().get("compiled"):
                     first = judge.quickest(baseline, every)
                 builds = {runner: future.result() for runner, future in builds.items()}
@@ -394,7 +412,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             if stand_in is not None:
                 if not builds[stand_in].get("compiled"):
                     flags.append("note: the clean room's stand-in (the baseline's code in a third runner) did not "
-                                 "build: the clean room times the baseline alone")
+                                 "build (or make its clock): the clean room times the baseline alone")
                     retire(stand_in)
                     stand_in = None
                 else:
@@ -467,7 +485,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                     try:
                         chosen = {(c.split, c.name): c for split in splits for c in configs[split]}
                         if stand_in is not None:
-                            stand_in.take_compiled(baseline)
+                            with phases("(clean room: the stand-in's cache)"):
+                                stand_in.take_compiled(baseline)
                             stand_in.thaw()
                         try:
                             judge.clean_room(baseline, evaluation.configs, chosen, stand_in)
@@ -515,7 +534,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             if runner.stand_in:
                 runner.thaw()            # stopped since its build when no clean room came
             for op, seconds in runner.op_seconds.items():
-                phases.seconds[f"({runner.role} runner: {op})"] += seconds
+                phases.seconds[f"({'stand-in' if runner.stand_in else runner.role} runner: {op})"] += seconds
         with phases("runner exit"):
             close_all(runners)
         if judge is not None:

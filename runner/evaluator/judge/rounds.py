@@ -230,7 +230,8 @@ class Rounds:
         if candidate.trace is None or baseline.trace is None:
             return
         base_calls, cand_calls = baseline.trace.take_kept(), candidate.trace.take_kept()
-        base = [devtrace.segment(ops, n) for ops, n, _ in baseline.trace_batches]
+        paired = [(devtrace.segment(ops, n), samples) for ops, n, samples in baseline.trace_batches]
+        base = [b for b, _ in paired]
         cand = [(devtrace.segment(ops, n), samples) for ops, n, samples in candidate.trace_batches]
         if not base or any(b.problems for b in base) or baseline.trace.problems:
             problems = [p for b in base for p in b.problems] + baseline.trace.problems
@@ -246,13 +247,14 @@ class Rounds:
             glue = devtrace.Glue.of(base_inside, self.foreign("baseline"))
             call_glue = devtrace.Glue.of(base_calls, self.foreign("baseline"))
         foreign = self.foreign("candidate", base_inside + base_calls)
-        found = devtrace.findings(cand, base, own_kernel_required=True, glue=glue, foreign=foreign)
+        offset_ms = devtrace.clock_offset(paired)
+        found = devtrace.findings(cand, base, own_kernel_required=True, glue=glue, foreign=foreign, offset_ms=offset_ms)
         found += devtrace.call_findings(cand_calls, call_glue, foreign)
         trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: what each rule read
         if trace:
             with open(trace, "a") as fh:
                 fh.write(json.dumps({"config": config.name, "devtrace": {
-                    "baseline": [devtrace.summary(b) for b in base],
+                    "baseline": [devtrace.summary(b, s) for b, s in paired], "offset_ms": offset_ms,
                     "candidate": [devtrace.summary(b, s) for b, s in cand], "findings": found}}) + "\n")
         found += [f"device_trace: {p}" for p in candidate.trace.problems]
         foreign = candidate.trace.foreign()
@@ -306,19 +308,20 @@ class Rounds:
         """What every timed batch of both kernels is told alike."""
         return {"regime": self.regime, "graph": graph, "delta": protocol.PERTURBATION}
 
-    @staticmethod
     @contextmanager
-    def _stopped(runner: RunnerClient | None):
+    def _stopped(self, runner: RunnerClient | None):
         """While the baseline is timed every process of the candidate's sandbox is stopped: nothing
         it left running can load the machine or the GPU against the baseline."""
         if runner is None:
             yield
             return
-        runner.freeze()
+        with self.phases("(stop/resume)"):
+            runner.freeze()
         try:
             yield
         finally:
-            runner.thaw()
+            with self.phases("(stop/resume)"):
+                runner.thaw()
 
     def _time_message(self, runner: RunnerClient, n: int, common: dict, *, keep: bool, watch: bool = False,
                       seed: int | None = None) -> dict:
@@ -420,17 +423,19 @@ class Rounds:
             args = self.inputs(config, policy.TIMING_SEED)
             expected = self.expected(args)
             pair = [baseline] if stand_in is None else [baseline, stand_in]
-            for runner in pair:
-                self.load(runner, args, expected)
+            with self.phases("(clean room: load)"):
+                for runner in pair:
+                    self.load(runner, args, expected)
             common = {k: v for k, v in setup["common"].items() if k != "placement"}
             if setup["graph"]:
                 if not all(r.request({"op": "capture", "regime": self.regime, "graph": True})["ok"] for r in pair):
                     continue
             # placed as beside the candidate: both runners in one arena, at new places each round
-            layout = self.share_arena(pair, args, expected) if setup["arena"] else None
+            with self.phases("(clean room: arena)"):
+                layout = self.share_arena(pair, args, expected) if setup["arena"] else None
             if self.kind != "cpu":          # the CPU: no warm-up (timing.CPU_REPS); both at once: nothing is timed yet
                 warm = {**common, **placement_for(layout, self.rng)}
-                with ThreadPoolExecutor(max_workers=len(pair)) as pool:
+                with self.phases("(clean room: warm-up)"), ThreadPoolExecutor(max_workers=len(pair)) as pool:
                     list(pool.map(lambda r: self._batch(r, timing.WARMUP_CALLS, warm, keep=False, evidence=False), pair))
 
             stand_in_rounds: list[list[float]] = []     # the stand-in's, round for round (pair_spread)
@@ -449,7 +454,9 @@ class Rounds:
                         while left:
                             n = min(left, setup["capacity"])
                             left -= n
-                            with self._stopped(stand_in if runner is baseline else None):
+                            with self._stopped(stand_in if runner is baseline else None), \
+                                    self.phases("(clean room: " + ("baseline" if runner is baseline else "stand-in")
+                                                + " batches)"):
                                 samples = self._batch(runner, n, {**common, **placement}, keep=False,
                                                       evidence=False)["samples"]
                             (by_round if runner is baseline else stand_in_rounds)[-1].extend(samples)
@@ -477,6 +484,13 @@ class Rounds:
                 self.flags.append(f"{finding} ({row.config})")
             if stand_in is not None:
                 self.pair_spreads.append((row.config, pair_spread(by_round, stand_in_rounds)))
+            trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: the pair, round by round
+            if trace:
+                with open(trace, "a") as fh:
+                    fh.write(json.dumps({"config": row.config, "clean_room": {
+                        "baseline_round_ms": [statistics.median(r) for r in by_round if r],
+                        "stand_in_round_ms": [statistics.median(r) for r in stand_in_rounds if r],
+                        "beside_ms": row.baseline_ms, "clean_ms": row.baseline_clean_ms}}) + "\n")
 
     def widen_for_pairs(self, rows: list) -> None:
         """The clean room's stand-in and the baseline ran the same code in two processes at the end of

@@ -111,6 +111,24 @@ def _stop_tree(root: int, ended_before: frozenset = frozenset()) -> tuple[bool, 
     return clean, frozenset(ended)
 
 
+def _tree(root: int) -> set[int]:
+    """`root` and its descendants, through the per-thread children lists (what vanishes is skipped).
+    Unlike _stop_tree it signals nothing: read whole while the tree is stopped, it is exact."""
+    stack, seen = [root], set()
+    while stack:
+        pid = stack.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                    stack.extend(int(k) for k in fh.read().split())
+        except (OSError, ValueError):
+            continue
+    return seen
+
+
 class RunnerClient:
     def __init__(self, isolation: Isolation, tree: Path, *, language: str, entry: str, symbol: str,
                  device: str, role: str, flags=(), probe: dict | None = None, trace_library: Path | None = None,
@@ -194,6 +212,10 @@ class RunnerClient:
         runner_ms = reply.get("runner_ms")          # diagnostics only: a runner's own word, bounded
         if isinstance(runner_ms, (int, float)) and 0 <= runner_ms < 1e9:
             self.op_seconds[message["op"]] += float(runner_ms) / 1000.0
+        for key, phase in (("clock_ms", "clock made"), ("trace_flush_ms", "trace flush")):   # parts of the op
+            part = reply.get(key)
+            if isinstance(part, (int, float)) and 0 <= part < 1e9:
+                self.op_seconds[phase] += float(part) / 1000.0
         if message["op"] == "time" and self.trace is not None and not self.trace.dead:
             # every timed batch's records, whoever asked for it: the batch markers pair in order
             samples = reply.get("samples") if reply["ok"] and isinstance(reply.get("samples"), list) else []
@@ -265,7 +287,20 @@ class RunnerClient:
                                    "pid); the sandbox was killed")
 
     def thaw(self) -> None:
-        self.signal_all(signal.SIGCONT)
+        """Every process freeze stopped, resumed. Where freeze walks the tree (the namespace
+        modes), so does the thaw: whole first, while all of it is still stopped (none can fork,
+        exit or be reparented under the walk), then signalled. It scanned every process of the
+        host (members), and stopping and resuming the candidate around each baseline batch cost
+        5-9 ms a batch on an H200 (results/gpu-2026-11-30-s15.md); a process a walk missed would
+        only stay stopped."""
+        if self.uid is None and _HAS_CHILDREN_LISTS:
+            for pid in _tree(self.proc.pid):
+                try:
+                    os.kill(pid, signal.SIGCONT)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        else:
+            self.signal_all(signal.SIGCONT)
 
     def take_compiled(self, other: "RunnerClient") -> None:
         """Another trusted runner's Triton cache (TRITON_CACHE_DIR: compiled kernels and the launcher
