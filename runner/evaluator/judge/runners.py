@@ -74,31 +74,42 @@ _ENDED = ("Z", "X", "x")
 _HAS_CHILDREN_LISTS = os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
 
 
+def _descend(root: int, visit) -> set[int]:
+    """`root` and its descendants, each visited once as the walk reaches it: `visit(pid)` returns
+    the pids of its children (its threads' /proc/<pid>/task/<tid>/children lists)."""
+    stack, seen = [root], set()
+    while stack:
+        pid = stack.pop()
+        if pid not in seen:
+            seen.add(pid)
+            stack.extend(visit(pid))
+    return seen
+
+
 def _stop_tree(root: int, ended_before: frozenset = frozenset()) -> tuple[bool, frozenset]:
-    """SIGSTOP `root` and every descendant, found through /proc/<pid>/task/<tid>/children as the walk
+    """SIGSTOP `root` and every descendant, each signalled before its children are read, as the walk
     goes. (clean, the processes found ended): clean when every thread found was already stopped,
     nothing vanished mid-look, and every ended (zombie) process found had been found ended by the
     look before (`ended_before`). A process that ends hands its children to the sandbox's init:
     when that happens between the walk reading init's list and reaching the process, the look finds
     it a zombie with no children and misses them; a process that newly ended means another look."""
-    clean, stack, seen, ended = True, [root], set(), set()
-    while stack:
-        pid = stack.pop()
-        if pid in seen:
-            continue
-        seen.add(pid)
+    clean, ended = True, set()
+
+    def visit(pid: int) -> list[int]:
+        nonlocal clean
+        children = []
         try:
             os.kill(pid, signal.SIGSTOP)
             tids = os.listdir(f"/proc/{pid}/task")
         except (ProcessLookupError, PermissionError, OSError):
             clean = False                  # vanished under the look: the sandbox is still changing
-            continue
+            return children
         for tid in tids:
             try:
                 with open(f"/proc/{pid}/task/{tid}/stat") as fh:
                     state = fh.read().rsplit(")", 1)[1].split()[0]
                 with open(f"/proc/{pid}/task/{tid}/children") as fh:
-                    stack.extend(int(k) for k in fh.read().split())
+                    children += [int(k) for k in fh.read().split()]
             except (OSError, IndexError, ValueError):
                 clean = False
                 continue
@@ -108,25 +119,24 @@ def _stop_tree(root: int, ended_before: frozenset = frozenset()) -> tuple[bool, 
                 ended.add(pid)
                 if pid not in ended_before:
                     clean = False
+        return children
+    _descend(root, visit)
     return clean, frozenset(ended)
 
 
 def _tree(root: int) -> set[int]:
-    """`root` and its descendants, through the per-thread children lists (what vanishes is skipped).
-    Unlike _stop_tree it signals nothing: read whole while the tree is stopped, it is exact."""
-    stack, seen = [root], set()
-    while stack:
-        pid = stack.pop()
-        if pid in seen:
-            continue
-        seen.add(pid)
+    """`root` and its descendants (what vanishes is skipped). It signals nothing: read whole while
+    the tree is stopped (thaw), it is exact."""
+    def visit(pid: int) -> list[int]:
+        children = []
         try:
             for tid in os.listdir(f"/proc/{pid}/task"):
                 with open(f"/proc/{pid}/task/{tid}/children") as fh:
-                    stack.extend(int(k) for k in fh.read().split())
+                    children += [int(k) for k in fh.read().split()]
         except (OSError, ValueError):
-            continue
-    return seen
+            pass
+        return children
+    return _descend(root, visit)
 
 
 class RunnerClient:
