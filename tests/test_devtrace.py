@@ -157,6 +157,57 @@ def test_a_gap_every_runner_shows_between_its_clocks_is_not_a_short_clock():
     assert any(f.startswith("clock_short") for f in found), found
 
 
+def test_a_host_bound_baseline_still_gives_the_gap_of_its_empty_pair():
+    """A baseline whose launch gate runs out holds host time in its samples: they read above the
+    device's time, its median gap is below zero. A candidate whose gate holds still shows the
+    structural gap (the empty pair its sample is less by): read against the baseline runner's own
+    empty pair, it is no finding; against zero it would be."""
+    gap = 0.0032
+    base = batches(Timeline(pid=8), inside=(ATEN_MUL,), us=150.0, sample_ms=0.200)   # host time in its samples
+    assert devtrace.clock_offset(base) == 0.0
+    offset = devtrace.clock_offset(base, empty_ms=gap)
+    assert offset == gap
+    cand = batches(Timeline(), us=6.6, sample_ms=0.0066 - gap)
+    assert devtrace.findings(cand, [b for b, _ in base], own_kernel_required=True, offset_ms=offset) == []
+    found = devtrace.findings(cand, [b for b, _ in base], own_kernel_required=True, offset_ms=0.0)
+    assert any(f.startswith("clock_short") for f in found), found
+
+
+def test_the_judge_keeps_the_empty_pair_a_runner_reports():
+    """The figure crosses the runner protocol: a time reply's `empty_ms` is kept (bounded)."""
+    import socket
+    import threading
+    from runner.evaluator import protocol
+    from runner.evaluator.judge.runners import RunnerClient
+
+    class Alive:
+        returncode = None
+
+        def poll(self):
+            return None
+    ours, theirs = socket.socketpair()
+    client = RunnerClient.__new__(RunnerClient)
+    client.proc, client.sock, client.role, client.trace, client.empty_ms = Alive(), ours, "baseline", None, 0.0
+    client.op_seconds = __import__("collections").defaultdict(float)
+
+    def serve(replies):
+        for reply in replies:
+            protocol.receive(theirs)
+            protocol.send(theirs, reply)
+    worker = threading.Thread(target=serve, args=([{"ok": True, "empty_ms": 0.0031},
+                                                   {"ok": True, "empty_ms": 5.0}],))
+    worker.start()
+    try:
+        client.request({"op": "time", "n": 1})
+        assert client.empty_ms == 0.0031
+        client.request({"op": "time", "n": 1})             # out of bounds: not believed
+        assert client.empty_ms == 0.0031
+    finally:
+        worker.join(5)
+        ours.close()
+        theirs.close()
+
+
 def test_work_hidden_past_the_end_event_is_read_beyond_the_baseline_gap():
     """The gap read from the baseline buys a candidate nothing more: side-stream work past its end
     event shows on top of it."""

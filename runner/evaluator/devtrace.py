@@ -564,15 +564,19 @@ def _distinct(segments: list[Counter]) -> list[Counter]:
     return [Counter(dict(k)) for k in {tuple(sorted(c.items())) for c in segments}]
 
 
-def clock_offset(baseline: list[tuple[Batch, list[float]]]) -> float:
+def clock_offset(baseline: list[tuple[Batch, list[float]]], empty_ms: float = 0.0) -> float:
     """How far an honest runner's samples sit below its calls' device time, read from the
-    baseline's runner on the same config (ms, at least 0). The two clocks do not span the same
-    thing: the device time opens at the gate's end, the sample at the start event, less the empty
-    event pair's span; on an H200 that leaves ~3 us of every call that no sample holds (an oracle's
-    3.6 us kernel read 6.6 us on the device: results/gpu-2026-11-30-s15.md). The baseline's
-    runner is the judge's and stopped while the candidate runs: the candidate cannot move it."""
+    baseline's runner on the same config (ms). The two clocks do not span the same thing: the
+    device time opens at the gate's end, the sample at the start event, less the empty event pair's
+    span (`empty_ms`, the baseline runner's calibration); on an H200 that left ~3 us of every call
+    that no sample holds on one lease (an oracle's 3.6 us kernel read 6.6 us on the device), ~1.3 us
+    on another (results/gpu-2026-11-30-s15.md). The median of the baseline's calls, and never less
+    than its empty pair: a host-bound baseline whose launch gate runs out holds host time in its
+    samples (its gaps fall below zero), while a candidate whose gate holds still shows the
+    structural gap. The baseline's runner is the judge's and stopped while the candidate runs:
+    the candidate cannot move either figure."""
     gaps = sorted(d - s for b, samples in baseline if not b.problems for d, s in zip(b.device_ms, samples))
-    return max(0.0, gaps[len(gaps) // 2]) if gaps else 0.0
+    return max(0.0, empty_ms, gaps[len(gaps) // 2] if gaps else 0.0)
 
 
 def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], *, own_kernel_required: bool,

@@ -582,7 +582,8 @@ class Runner:
         return {"ok": True, "samples": samples, "gaps": gaps, "host_ms": host, "digests": digests,
                 "launch_cover": getattr(clock, "launch_cover", None), "gate_error": getattr(clock, "gate_error", None),
                 "gate_gave_up": clock.gate_gave_up() if hasattr(clock, "gate_gave_up") else 0,
-                "tail_limit_ms": float(getattr(clock, "tail_limit_ms", 0.0)), "findings": self._drain(),
+                "tail_limit_ms": float(getattr(clock, "tail_limit_ms", 0.0)),
+                "empty_ms": float(getattr(clock, "empty_ms", 0.0)), "findings": self._drain(),
                 "trace_flush_ms": flush_ms if traced else None}
 
     def export(self, msg, fds) -> dict:

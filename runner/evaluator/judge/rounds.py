@@ -247,7 +247,7 @@ class Rounds:
             glue = devtrace.Glue.of(base_inside, self.foreign("baseline"))
             call_glue = devtrace.Glue.of(base_calls, self.foreign("baseline"))
         foreign = self.foreign("candidate", base_inside + base_calls)
-        offset_ms = devtrace.clock_offset(paired)
+        offset_ms = devtrace.clock_offset(paired, baseline.empty_ms)
         found = devtrace.findings(cand, base, own_kernel_required=True, glue=glue, foreign=foreign, offset_ms=offset_ms)
         found += devtrace.call_findings(cand_calls, call_glue, foreign)
         trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: what each rule read
@@ -255,6 +255,7 @@ class Rounds:
             with open(trace, "a") as fh:
                 fh.write(json.dumps({"config": config.name, "devtrace": {
                     "baseline": [devtrace.summary(b, s) for b, s in paired], "offset_ms": offset_ms,
+                    "empty_ms": baseline.empty_ms,
                     "candidate": [devtrace.summary(b, s) for b, s in cand], "findings": found}}) + "\n")
         found += [f"device_trace: {p}" for p in candidate.trace.problems]
         foreign = candidate.trace.foreign()

@@ -169,6 +169,7 @@ class RunnerClient:
         # CUDA's first initialisation, and it writes to a pipe whose reading end stays here.
         self.trace = devtrace.Reader() if trace_library is not None else None
         self.trace_batches: list[tuple[list, int, list]] = []    # (records, calls, samples) per timed batch
+        self.empty_ms = 0.0        # the runner's empty event pair, as its clock calibrated it (devtrace.clock_offset)
         self.calls_left: list[list] = []     # correctness calls no timed config's reading took (evaluation.py)
         env = isolation.env(self.workdir)
         pass_fds = [runner_end.fileno()]
@@ -226,6 +227,9 @@ class RunnerClient:
             part = reply.get(key)
             if isinstance(part, (int, float)) and 0 <= part < 1e9:
                 self.op_seconds[phase] += float(part) / 1000.0
+        empty_ms = reply.get("empty_ms")            # read for the baseline's runner only (trusted code)
+        if isinstance(empty_ms, (int, float)) and 0 <= empty_ms < 1.0:
+            self.empty_ms = float(empty_ms)
         if message["op"] == "time" and self.trace is not None and not self.trace.dead:
             # every timed batch's records, whoever asked for it: the batch markers pair in order
             samples = reply.get("samples") if reply["ok"] and isinstance(reply.get("samples"), list) else []
