@@ -4,7 +4,6 @@ verdict written."""
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import shutil
 import subprocess
@@ -24,6 +23,7 @@ from runner.evaluator.isolation import Isolation, IsolationError, choose, hiding
 from runner.evaluator.judge import roofline, static_checks
 from runner.evaluator.judge import policy
 from runner.evaluator.judge.config_judge import Judge, Phases
+from runner.evaluator.judge.rounds import trace_record
 from runner.evaluator.judge.runners import RunnerClient, RunnerFailed, close_all, wait_gone
 from runner.evaluator.judge.values import Mismatch, TaskBroken, as_tuple, clone_args, config_seed, device_kind
 from runner.results.result import MAX_SPEEDUP, ConfigResult, Evaluation
@@ -540,13 +540,10 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
         if judge is not None:
             judge.close_arena()
         shutil.rmtree(scratch, ignore_errors=True)
-        trace = os.environ.get("GAUNTLET_JUDGE_TRACE")
-        if trace:
-            phases.seconds["total"] = time.perf_counter() - started
-            with open(trace, "a") as fh:
-                fh.write(json.dumps({"task": task.id, "phases_s": dict(phases.seconds),
-                                     "process_offset": judge.offset_record if judge else {},
-                                     "baseline_offset_ms": judge.baseline_offset_ms if judge else None}) + "\n")
+        phases.seconds["total"] = time.perf_counter() - started
+        trace_record(lambda: {"task": task.id, "phases_s": dict(phases.seconds),
+                              "process_offset": judge.offset_record if judge else {},
+                              "baseline_offset_ms": judge.baseline_offset_ms if judge else None})
     # The correctness calls each runner's trace was left with (configs after the last timed one,
     # where both runners went through the same calls), the candidate's against the baseline's
     baseline_left = [call for r in started_runners if r.role == "baseline" for call in r.calls_left]

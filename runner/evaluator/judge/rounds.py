@@ -19,6 +19,15 @@ from runner.results.result import ConfigResult
 from runner.tasks.task import Config
 
 
+def trace_record(make) -> None:
+    """One line of the judge's own record for the benches (GAUNTLET_JUDGE_TRACE: bench/judge_gpu.py),
+    `make()` building it only when it is asked for."""
+    trace = os.environ.get("GAUNTLET_JUDGE_TRACE")
+    if trace:
+        with open(trace, "a") as fh:
+            fh.write(json.dumps(make()) + "\n")
+
+
 class Rounds:
     """Judge's timing half (runner/evaluator/judge/config_judge.py holds the state)."""
 
@@ -182,16 +191,14 @@ class Rounds:
                 # rounds' worth), at least a round's figure's worth (timing.MIN_ROUND_SAMPLES)
                 "n": 1 if cpu else max(timing.MIN_ROUND_SAMPLES,
                                        -(-timing.reps_per_round(estimate["baseline"], timing.ROUNDS) // 4))}
-        trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: every batch, for the record
-        if trace:
-            with open(trace, "a") as fh:
-                fh.write(json.dumps({"config": config.name, "probe": probe, "walls": walls, "first": orders, "pad_ms": pad, "floor_ms": floor,
-                                                   "cycles_per_ms": common.get("cycles_per_ms"),
-                                                   "time_ms": {k: v.time_ms for k, v in timed.items()},
-                                                   "gap_ms": {k: v.gap_ms for k, v in timed.items()}, "rounds": rounds, "planned": planned,
-                                                   # other statistics of the same samples (bench: the A/B of timing.stats)
-                                                   "plain_median_ms": {k: statistics.median(v.all_ms) for k, v in timed.items()},
-                                                   "round_samples": by_round if os.environ.get("GAUNTLET_JUDGE_TRACE_SAMPLES") else None}) + "\n")
+        trace_record(lambda: {      # every batch, for the record
+            "config": config.name, "probe": probe, "walls": walls, "first": orders, "pad_ms": pad, "floor_ms": floor,
+            "cycles_per_ms": common.get("cycles_per_ms"),
+            "time_ms": {k: v.time_ms for k, v in timed.items()},
+            "gap_ms": {k: v.gap_ms for k, v in timed.items()}, "rounds": rounds, "planned": planned,
+            # other statistics of the same samples (bench: the A/B of timing.stats)
+            "plain_median_ms": {k: statistics.median(v.all_ms) for k, v in timed.items()},
+            "round_samples": by_round if os.environ.get("GAUNTLET_JUDGE_TRACE_SAMPLES") else None})
         if not probe:
             self._read_trace(config, baseline, candidate)
         return timed["baseline"], timed["candidate"], bound
@@ -250,13 +257,10 @@ class Rounds:
         offset_ms = devtrace.clock_offset(paired, baseline.empty_ms)
         found = devtrace.findings(cand, base, own_kernel_required=True, glue=glue, foreign=foreign, offset_ms=offset_ms)
         found += devtrace.call_findings(cand_calls, call_glue, foreign)
-        trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: what each rule read
-        if trace:
-            with open(trace, "a") as fh:
-                fh.write(json.dumps({"config": config.name, "devtrace": {
-                    "baseline": [devtrace.summary(b, s) for b, s in paired], "offset_ms": offset_ms,
-                    "empty_ms": baseline.empty_ms,
-                    "candidate": [devtrace.summary(b, s) for b, s in cand], "findings": found}}) + "\n")
+        trace_record(lambda: {"config": config.name, "devtrace": {     # what each rule read
+            "baseline": [devtrace.summary(b, s) for b, s in paired], "offset_ms": offset_ms,
+            "empty_ms": baseline.empty_ms,
+            "candidate": [devtrace.summary(b, s) for b, s in cand], "findings": found}})
         found += [f"device_trace: {p}" for p in candidate.trace.problems]
         foreign = candidate.trace.foreign()
         if foreign:
@@ -485,13 +489,10 @@ class Rounds:
                 self.flags.append(f"{finding} ({row.config})")
             if stand_in is not None:
                 self.pair_spreads.append((row.config, pair_spread(by_round, stand_in_rounds)))
-            trace = os.environ.get("GAUNTLET_JUDGE_TRACE")     # bench/judge_gpu.py: the pair, round by round
-            if trace:
-                with open(trace, "a") as fh:
-                    fh.write(json.dumps({"config": row.config, "clean_room": {
-                        "baseline_round_ms": [statistics.median(r) for r in by_round if r],
-                        "stand_in_round_ms": [statistics.median(r) for r in stand_in_rounds if r],
-                        "beside_ms": row.baseline_ms, "clean_ms": row.baseline_clean_ms}}) + "\n")
+            trace_record(lambda: {"config": row.config, "clean_room": {     # the pair, round by round
+                "baseline_round_ms": [statistics.median(r) for r in by_round if r],
+                "stand_in_round_ms": [statistics.median(r) for r in stand_in_rounds if r],
+                "beside_ms": row.baseline_ms, "clean_ms": row.baseline_clean_ms}})
 
     def widen_for_pairs(self, rows: list) -> None:
         """The clean room's stand-in and the baseline ran the same code in two processes at the end of
