@@ -171,6 +171,8 @@ def test_a_host_bound_baseline_still_gives_the_gap_of_its_empty_pair():
     assert devtrace.findings(cand, [b for b, _ in base], own_kernel_required=True, offset_ms=offset) == []
     found = devtrace.findings(cand, [b for b, _ in base], own_kernel_required=True, offset_ms=0.0)
     assert any(f.startswith("clock_short") for f in found), found
+    # an empty pair calibrated through a stalled host buys no more than a structural gap's room
+    assert devtrace.clock_offset(base, empty_ms=0.5) == devtrace.EMPTY_PAIR_MAX_MS
 
 
 def test_the_judge_keeps_the_empty_pair_a_runner_reports():

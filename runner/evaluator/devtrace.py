@@ -86,6 +86,9 @@ LIBRARY_WORDS = re.compile(
 # most 12 % of a config's calls past this bound, where the rule needs most of them
 # (results/gpu-2026-11-30-s15.md).
 SHORT_ABS_MS, SHORT_REL = 0.0009, 0.075
+# The empty event pair counts toward the baseline's gap up to this: it read 1.3-3.5 us on H200s; a
+# calibration the host stalled through (the launch gate ran out) would read host time, no gap.
+EMPTY_PAIR_MAX_MS = 0.005
 EARLY_ABS_MS = 0.001     # a call's work that ran before its gate ended; the device's timestamps are ns
 # Copies between the host and the device inside a timed call: a result computed off the device has
 # to arrive this way. More than this a call, beyond what the baseline's calls copy, is a finding.
@@ -576,7 +579,7 @@ def clock_offset(baseline: list[tuple[Batch, list[float]]], empty_ms: float = 0.
     structural gap. The baseline's runner is the judge's and stopped while the candidate runs:
     the candidate cannot move either figure."""
     gaps = sorted(d - s for b, samples in baseline if not b.problems for d, s in zip(b.device_ms, samples))
-    return max(0.0, empty_ms, gaps[len(gaps) // 2] if gaps else 0.0)
+    return max(0.0, min(empty_ms, EMPTY_PAIR_MAX_MS), gaps[len(gaps) // 2] if gaps else 0.0)
 
 
 def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], *, own_kernel_required: bool,
