@@ -830,3 +830,97 @@ def test_the_judge_reads_each_role_against_its_own_code():
     triton = SimpleNamespace(task=SimpleNamespace(language="triton"), baseline_glue=True,
                              declared={"candidate": None, "baseline": None})
     assert Rounds.foreign(triton, "candidate").cxx
+
+
+# -- the L2 flush, seen on the device (a harness step in the candidate's process) --------------------
+def shrunk(batch_list, name, factor=1.0, blocks=None):
+    """The same batches with every `name` kernel shortened by `factor` (and given `blocks`)."""
+    out = []
+    for b, samples in batch_list:
+        before = [[dataclasses.replace(op, end=op.start + int((op.end - op.start) * factor),
+                                       amount=op.amount if blocks is None else blocks) if op.name == name else op
+                   for op in ops] for ops in b.before]
+        out.append((dataclasses.replace(b, before=before), samples))
+    return out
+
+
+def test_the_baselines_flush_is_the_last_work_before_each_gate():
+    assert devtrace.flush_of(baseline_batches()) == (ATEN_SUM, 1, 0.001)
+
+
+def test_an_honest_candidate_flushes_before_every_call():
+    for kw in ({}, {"inside": (ATEN_FILL, OWN, ATEN_COPY)}, {"side": ("side_kernel",)}):
+        found = devtrace.findings(batches(Timeline(), **kw), baseline_batches(), own_kernel_required=True, cold=True)
+        assert not any(f.startswith("l2_flush") for f in found), (kw, found)
+
+
+def test_a_skipped_l2_flush_is_seen_on_the_device():
+    """skipped_l2_flush (bench/judge_gpu.py): GpuClock.flush replaced in the runner's process; the
+    samples look honest, only the device shows no 256 MB read before the calls."""
+    cand = batches(Timeline(), between=(ATEN_COPY, REFILL), prologue=(REFILL,))
+    found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True, cold=True)
+    assert any(f.startswith("l2_flush: in 12 of 12 timed calls") for f in found), found
+    assert any("device trace" in f for f in found if f.startswith("l2_flush"))     # read as the trace's (TRACE_WORDS)
+
+
+def test_one_call_without_its_flush_is_a_finding():
+    t = Timeline()
+    cand = batches(t, count=2)
+    ops = t.batch(4, between=(ATEN_COPY, REFILL, ATEN_SUM)).take()
+    first_gate = next(i for i, op in enumerate(ops) if op.name == GATE)
+    del ops[first_gate - 1]                                   # the first call's flush, ATEN_SUM, never ran
+    cand.append((devtrace.segment(ops, 4), [0.010] * 4))
+    found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True, cold=True)
+    assert any(f.startswith("l2_flush: in 1 of 12 timed calls") for f in found), found
+
+
+def test_a_flush_that_reads_less_is_no_flush():
+    """The flush kept but made cheap (a smaller buffer, a stride-0 view: less time, or fewer blocks)."""
+    for factor, blocks in ((0.3, None), (1.0, 2)):
+        cand = shrunk(batches(Timeline()), ATEN_SUM, factor, blocks)
+        found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True, cold=True)
+        assert any(f.startswith("l2_flush: in 12 of 12") for f in found), (factor, blocks, found)
+    slower = shrunk(batches(Timeline()), ATEN_SUM, 1.5)       # a flush slowed by anything is still one
+    assert not any(f.startswith("l2_flush") for f in devtrace.findings(
+        slower, baseline_batches(), own_kernel_required=True, cold=True))
+
+
+def test_no_flush_is_asked_for_in_the_warm_regime_or_where_the_baseline_shows_none():
+    cand = batches(Timeline(), between=(ATEN_COPY, REFILL), prologue=(REFILL,))
+    found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True, cold=False)
+    assert not any(f.startswith("l2_flush") for f in found), found
+    unsteady = [b for b, _ in batches(Timeline(pid=8), 1, 4, inside=(ATEN_MUL,), between=(ATEN_SUM, REFILL))]
+    unsteady += [b for b, _ in batches(Timeline(pid=8), 1, 4, inside=(ATEN_MUL,), between=(ATEN_SUM, ATEN_COPY))]
+    assert devtrace.flush_of(unsteady) is None                # its last work before a gate varies
+
+
+def test_the_judge_asks_for_the_flush_in_the_cold_regime_only():
+    """Rounds._read_trace hands the regime to the rules: the skipped flush is a flag of the config
+    in the cold regime (every timed evaluation's default), none in the warm one."""
+    from types import SimpleNamespace
+
+    from runner.evaluator.judge.rounds import Rounds
+
+    def runner(pid, **kw):
+        t = Timeline(pid=pid)
+        trace = SimpleNamespace(take_kept=lambda: [], problems=[], foreign=lambda: [])
+        return SimpleNamespace(trace=trace, empty_ms=0.0,
+                               trace_batches=[(t.batch(4, **kw).take(), 4, [0.010] * 4) for _ in range(3)])
+
+    def read(regime):
+        judge = object.__new__(Rounds)
+        judge.regime, judge.baseline_glue, judge.flags, judge.row_notes = regime, False, [], []
+        judge.task, judge.declared = SimpleNamespace(language="triton"), {"baseline": None, "candidate": None}
+        judge._read_trace(SimpleNamespace(name="rows4"), runner(8, inside=(OWN,)),
+                          runner(7, between=(ATEN_COPY, REFILL), prologue=(REFILL,)))
+        return judge.flags
+    assert any(f.startswith("l2_flush: in 12 of 12") and f.endswith("(rows4)") for f in read("cold")), read("cold")
+    assert not any(f.startswith("l2_flush") for f in read("warm"))
+
+
+def test_a_lookalike_earlier_in_the_gap_is_not_the_flush():
+    """The flush skipped where the gap still holds a kernel of its name and size (the previous
+    call's digest over a large output): only the gate's neighbour counts."""
+    cand = batches(Timeline(), between=(ATEN_SUM, ATEN_COPY, REFILL), prologue=(ATEN_SUM, REFILL))
+    found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True, cold=True)
+    assert any(f.startswith("l2_flush: in 12 of 12") for f in found), found

@@ -89,6 +89,13 @@ SHORT_ABS_MS, SHORT_REL = 0.0009, 0.075
 # The empty event pair counts toward the baseline's gap up to this: it read 1.3-3.5 us on H200s; a
 # calibration the host stalled through (the launch gate ran out) would read host time, no gap.
 EMPTY_PAIR_MAX_MS = 0.005
+# The L2 flush (clock.GpuClock: a 256 MB read, the last work before each gate in the cold regime) is a
+# step of the harness's that runs in the candidate's own process, and skipping it changes no output:
+# its kernel must be in the device trace before every timed call, as the baseline's runner shows it
+# (same kernel, same blocks), for at least this share of the baseline's median time (a bandwidth-bound
+# read of a buffer larger than any L2 runs no faster in one process than another; one that read
+# less, or from cache, would). The baseline must show it before this share of its calls.
+FLUSH_MIN_SHARE, FLUSH_STEADY = 0.5, 0.9
 EARLY_ABS_MS = 0.001     # a call's work that ran before its gate ended; the device's timestamps are ns
 # Copies between the host and the device inside a timed call: a result computed off the device has
 # to arrive this way. More than this a call, beyond what the baseline's calls copy, is a finding.
@@ -496,6 +503,7 @@ class Batch:
     prologue: list[str] = field(default_factory=list)        # names, batch marker to first gate
     between: list[list[str]] = field(default_factory=list)   # names, end marker i to gate i+1
     tail: list[str] = field(default_factory=list)            # names, last end marker to batch marker
+    before: list[list[Op]] = field(default_factory=list)     # per call, the device work from the last bracket to its gate
     device_ms: list[float] = field(default_factory=list)     # per call, its first work (or the gate's end) to its last
     early_ms: list[float] = field(default_factory=list)      # per call, device time its work ran before the gate ended
     problems: list[str] = field(default_factory=list)
@@ -521,6 +529,8 @@ def segment(ops: list[Op] | None, n: int) -> Batch:
     batch.prologue = [x for x in names[1:first_gate] if x != BATCH]
     for k in range(n):
         g, e = marks[2 * k][0], marks[2 * k + 1][0]
+        opened = marks[2 * k - 1][0] + 1 if k else 1
+        batch.before.append([op for op in work[opened:g] if op.name != BATCH])
         gate = work[g]
         call = work[g + 1: e]
         batch.inside.append(call)
@@ -582,12 +592,52 @@ def clock_offset(baseline: list[tuple[Batch, list[float]]], empty_ms: float = 0.
     return max(0.0, min(empty_ms, EMPTY_PAIR_MAX_MS), gaps[len(gaps) // 2] if gaps else 0.0)
 
 
+def flush_of(baseline: list[Batch]) -> tuple[str, int, float] | None:
+    """The L2 flush as the baseline's runner ran it: (kernel, blocks, median device ms) of the last
+    work before each gate, where one kernel is that in FLUSH_STEADY of its calls; else None."""
+    last = [before[-1] for b in baseline for before in b.before if before]
+    calls = sum(len(b.before) for b in baseline)
+    kernels = Counter((op.name, op.amount) for op in last if op.kind == "kernel")
+    if not kernels:
+        return None
+    (name, blocks), seen = kernels.most_common(1)[0]
+    if seen < FLUSH_STEADY * calls:
+        return None
+    times = sorted(op.end - op.start for op in last if (op.name, op.amount) == (name, blocks))
+    return name, blocks, times[len(times) // 2] / 1e6
+
+
+def _flush_missing(candidate: list[tuple[Batch, list[float]]], flush: tuple[str, int, float]) -> list[str]:
+    """Timed calls of the candidate's runner with no L2 flush before them (flush_of): the harness's
+    step skipped (or shrunk) in the candidate's process. Records can be added, not removed: an honest
+    runner's flush is always there, the last work before the gate (clock.GpuClock._raw: flush, then
+    gate), so one call without it is a finding. The last, not any: a kernel of the same name and
+    size elsewhere in the gap (the previous call's digest of a large output) is not the flush, and
+    work a candidate's thread queued after the flush is work between calls (work_outside_span)."""
+    name, blocks, ms = flush
+    missing = calls = 0
+    for b, _ in candidate:
+        for before in b.before:
+            calls += 1
+            last = before[-1] if before else None     # the flush is the gate's neighbour in launch order
+            if last is None or last.name != name or last.amount != blocks \
+                    or (last.end - last.start) / 1e6 < FLUSH_MIN_SHARE * ms:
+                missing += 1
+    if not missing:
+        return []
+    return [f"l2_flush: in {missing} of {calls} timed calls the device trace saw no L2 flush before the call "
+            f"(the harness's {readable(name, 40)} of {blocks} blocks, {ms * 1000:.0f} us in the baseline's runner): "
+            "the L2 left warm for the call by the candidate's process"]
+
+
 def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], *, own_kernel_required: bool,
-             glue: Glue | None = None, foreign: Foreign = Foreign(), offset_ms: float = 0.0) -> list[str]:
+             glue: Glue | None = None, foreign: Foreign = Foreign(), offset_ms: float = 0.0,
+             cold: bool = False) -> list[str]:
     """Flags from one config's batches: the candidate's (with the samples its runner reported) read
     against the baseline's. Each names what the device recorded. `glue`: the PyTorch kernels the
     candidate's calls may run (an X->X task's baseline's own: Glue.of), else none; `foreign`: what
-    else is PyTorch's for this task (Foreign); `offset_ms`: clock_offset of the baseline's batches."""
+    else is PyTorch's for this task (Foreign); `offset_ms`: clock_offset of the baseline's batches;
+    `cold`: the L2 is flushed before every call (the cold regime), so the flush must be seen."""
     found = []
     for batch, _ in candidate:
         found += [f"device_trace: {p}" for p in batch.problems]
@@ -621,6 +671,9 @@ def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], 
             found.append(f"work_outside_span: the device trace saw work between timed calls that the "
                          f"baseline's runner never runs there ({names})")
     found += _host_transfer(whole, clean)
+    flush = flush_of(clean) if cold else None
+    if flush is not None:
+        found += _flush_missing(whole, flush)
     short = early = calls = 0
     for b, samples in whole:
         for device_ms, early_ms, sample in zip(b.device_ms, b.early_ms, samples):

@@ -255,10 +255,12 @@ class Rounds:
             call_glue = devtrace.Glue.of(base_calls, self.foreign("baseline"))
         foreign = self.foreign("candidate", base_inside + base_calls)
         offset_ms = devtrace.clock_offset(paired, baseline.empty_ms)
-        found = devtrace.findings(cand, base, own_kernel_required=True, glue=glue, foreign=foreign, offset_ms=offset_ms)
+        found = devtrace.findings(cand, base, own_kernel_required=True, glue=glue, foreign=foreign, offset_ms=offset_ms,
+                                  cold=self.regime == "cold")
         found += devtrace.call_findings(cand_calls, call_glue, foreign)
         trace_record(lambda: {"config": config.name, "devtrace": {     # what each rule read
             "baseline": [devtrace.summary(b, s) for b, s in paired], "offset_ms": offset_ms,
+            "flush": devtrace.flush_of(base) if self.regime == "cold" else None,
             "empty_ms": baseline.empty_ms,
             "candidate": [devtrace.summary(b, s) for b, s in cand], "findings": found}})
         found += [f"device_trace: {p}" for p in candidate.trace.problems]
