@@ -11,9 +11,9 @@
         over several calls and sessions (issue 30's oracle and noop over the suite, trace on).
         --shard K/N: every Nth task from the Kth; on a host of N GPUs one process per GPU
         (CUDA_VISIBLE_DEVICES=K ... --shard K/N &), all appending to one ledger.
-    python3 bench/judge_gpu.py overhead --out DIR --old OLD_PYTHONPATH [--tasks T ...]
+    python3 bench/judge_gpu.py overhead --out DIR --old OLD_PYTHONPATH [--same-tasks] [--tasks T ...]
         wall time of one evaluation of each solution with the evaluator of OLD_PYTHONPATH (the
-        in-process harness) and with this one. --profile PY_SPY:RATE runs each under py-spy and
+        in-process harness) and with this one; --same-tasks: both on this tree's tasks. --profile PY_SPY:RATE runs each under py-spy and
         writes bench/profile_phases.py's table of where its time went beside it.
     python3 bench/judge_gpu.py redteam --out DIR
         GPU-only cheats through the judge: side streams (getattr, the driver's entry point), a
@@ -227,13 +227,29 @@ def _other_speedups(result: dict, trace: Path) -> None:
             c[f"{name}_speedup"] = (figure["baseline"] + shift) / figure["candidate"]
 
 
-def _tasks_for_old(dest: Path, old: str) -> Path:
+def _tasks_for_old(dest: Path, old: str, same: bool = False) -> Path:
     """tasks/ as the old evaluator's loader reads it: the old commit's own tasks/ where OLD carries
     one (`git archive COMMIT runner tasks`: task.toml keys added since fail its schema), else this
-    tree's without the [performance] tables it predates."""
+    tree's without the [performance] tables it predates. With `same` (overhead --same-tasks): this
+    tree's tasks, kernels and configs as they are now, less the task.toml keys e9f494d's schema
+    does not know (`suites`, `[work]`, `[performance]`; all 253 tasks then load with its loader):
+    both evaluators judge the same baselines, so the ratio is the judge's own cost. Without it the
+    old evaluator judges the old tasks, and a task whose baseline issue 33 made faster needs more
+    rounds now (timing.more_rounds: a target relative to the baseline's time), which is no cost of
+    the judge's (cuda2cuda/softmax, session 16)."""
     import re
     import shutil
     own = Path(old) / "tasks"
+    if same:
+        import tomli_w
+        import tomllib
+        shutil.copytree(ROOT / "tasks", dest)
+        for toml in dest.glob("*/*/task.toml"):
+            data = tomllib.loads(toml.read_text())
+            for key in ("suites", "work", "performance"):
+                data.pop(key, None)
+            toml.write_text(tomli_w.dumps(data))
+        return dest
     shutil.copytree(own if own.is_dir() else ROOT / "tasks", dest)
     for toml in dest.glob("*/*/task.toml"):
         toml.write_text(re.sub(r"\n\[performance\]\n(#.*\n)*max_speedup = .*\n", "\n", toml.read_text()))
@@ -260,7 +276,7 @@ def _profile_table(name: str, args) -> None:
 
 def overhead(args) -> dict:
     results = []
-    old_tasks = _tasks_for_old(Path(tempfile.mkdtemp()) / "tasks", args.old)
+    old_tasks = _tasks_for_old(Path(tempfile.mkdtemp()) / "tasks", args.old, args.same_tasks)
     for task in args.tasks:
         cand = solution_of(task)
         slug = task.replace("/", "_")
@@ -929,6 +945,8 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--old", default="")
     parser.add_argument("--calls", type=int, default=30)
+    parser.add_argument("--same-tasks", action="store_true", help="overhead: the old evaluator judges this tree's "
+                        "tasks (less the keys its schema lacks), not its own commit's")
     parser.add_argument("--profile", default="", help="overhead: PY_SPY:RATE, each evaluation under py-spy "
                         "(bench/profile_phases.py's table of it beside its result)")
     parser.add_argument("--cheats", nargs="*", default=[], help="redteam: only these (default: all)")
