@@ -845,7 +845,7 @@ def shrunk(batch_list, name, factor=1.0, blocks=None):
 
 
 def test_the_baselines_flush_is_the_last_work_before_each_gate():
-    assert devtrace.flush_of(baseline_batches()) == (ATEN_SUM, 1, 0.001)
+    assert devtrace.flush_of(baseline_batches()) == (ATEN_SUM, 1, 0.001, 0.0005)
 
 
 def test_an_honest_candidate_flushes_before_every_call():
@@ -924,3 +924,20 @@ def test_a_lookalike_earlier_in_the_gap_is_not_the_flush():
     cand = batches(Timeline(), between=(ATEN_SUM, ATEN_COPY, REFILL), prologue=(ATEN_SUM, REFILL))
     found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True, cold=True)
     assert any(f.startswith("l2_flush: in 12 of 12") for f in found), found
+
+
+def test_the_flush_rule_holds_the_candidate_only_to_what_the_baseline_itself_meets():
+    """A baseline that lacks the flush before one call of its own turns the rule off; a baseline
+    whose own flushes ran as short as 0.4 of their median lets the candidate's run as short."""
+    t = Timeline(pid=8)
+    base = [b for b, _ in batches(t, 2, 4, inside=(ATEN_MUL,))]
+    ops = t.batch(4, inside=(ATEN_MUL,)).take()
+    del ops[next(i for i, op in enumerate(ops) if op.name == GATE) - 1]
+    assert devtrace.flush_of(base + [devtrace.segment(ops, 4)]) is None
+    quick = [b for b, _ in shrunk([(b, []) for b in baseline_batches(count=1)], ATEN_SUM, 0.4)]
+    assert devtrace.flush_of(baseline_batches() + quick)[3] == pytest.approx(0.8 * 0.0004)
+    cand = shrunk(batches(Timeline()), ATEN_SUM, 0.35)
+    assert not any(f.startswith("l2_flush") for f in devtrace.findings(
+        cand, baseline_batches() + quick, own_kernel_required=True, cold=True))
+    assert any(f.startswith("l2_flush") for f in devtrace.findings(
+        shrunk(batches(Timeline()), ATEN_SUM, 0.3), baseline_batches() + quick, own_kernel_required=True, cold=True))

@@ -92,10 +92,12 @@ EMPTY_PAIR_MAX_MS = 0.005
 # The L2 flush (clock.GpuClock: a 256 MB read, the last work before each gate in the cold regime) is a
 # step of the harness's that runs in the candidate's own process, and skipping it changes no output:
 # its kernel must be in the device trace before every timed call, as the baseline's runner shows it
-# (same kernel, same blocks), for at least this share of the baseline's median time (a bandwidth-bound
-# read of a buffer larger than any L2 runs no faster in one process than another; one that read
-# less, or from cache, would). The baseline must show it before this share of its calls.
-FLUSH_MIN_SHARE, FLUSH_STEADY = 0.5, 0.9
+# (same kernel, same blocks), for at least this share of the baseline's median time and never less
+# than FLUSH_MIN_OF_LEAST of the baseline's shortest (a bandwidth-bound read of a buffer larger than
+# any L2 runs no faster in one process than another; one that read less, or from cache, would). Only
+# where the baseline's runner shows it before every one of its calls: a rule the trusted runner does
+# not itself meet would flag honest candidates.
+FLUSH_MIN_SHARE, FLUSH_MIN_OF_LEAST = 0.5, 0.8
 EARLY_ABS_MS = 0.001     # a call's work that ran before its gate ended; the device's timestamps are ns
 # Copies between the host and the device inside a timed call: a result computed off the device has
 # to arrive this way. More than this a call, beyond what the baseline's calls copy, is a finding.
@@ -592,36 +594,36 @@ def clock_offset(baseline: list[tuple[Batch, list[float]]], empty_ms: float = 0.
     return max(0.0, min(empty_ms, EMPTY_PAIR_MAX_MS), gaps[len(gaps) // 2] if gaps else 0.0)
 
 
-def flush_of(baseline: list[Batch]) -> tuple[str, int, float] | None:
-    """The L2 flush as the baseline's runner ran it: (kernel, blocks, median device ms) of the last
-    work before each gate, where one kernel is that in FLUSH_STEADY of its calls; else None."""
-    last = [before[-1] for b in baseline for before in b.before if before]
-    calls = sum(len(b.before) for b in baseline)
-    kernels = Counter((op.name, op.amount) for op in last if op.kind == "kernel")
+def flush_of(baseline: list[Batch]) -> tuple[str, int, float, float] | None:
+    """The L2 flush as the baseline's runner ran it: (kernel, blocks, median device ms, the least ms a
+    flush of the candidate's may take) of the last work before each gate, where one kernel is that
+    before every call; else None (the rule is not applied)."""
+    last = [before[-1] if before else None for b in baseline for before in b.before]
+    kernels = Counter((op.name, op.amount) for op in last if op is not None and op.kind == "kernel")
     if not kernels:
         return None
     (name, blocks), seen = kernels.most_common(1)[0]
-    if seen < FLUSH_STEADY * calls:
+    if seen < len(last):
         return None
-    times = sorted(op.end - op.start for op in last if (op.name, op.amount) == (name, blocks))
-    return name, blocks, times[len(times) // 2] / 1e6
+    times = sorted((op.end - op.start) / 1e6 for op in last)
+    median = times[len(times) // 2]
+    return name, blocks, median, min(FLUSH_MIN_SHARE * median, FLUSH_MIN_OF_LEAST * times[0])
 
 
-def _flush_missing(candidate: list[tuple[Batch, list[float]]], flush: tuple[str, int, float]) -> list[str]:
+def _flush_missing(candidate: list[tuple[Batch, list[float]]], flush: tuple[str, int, float, float]) -> list[str]:
     """Timed calls of the candidate's runner with no L2 flush before them (flush_of): the harness's
     step skipped (or shrunk) in the candidate's process. Records can be added, not removed: an honest
     runner's flush is always there, the last work before the gate (clock.GpuClock._raw: flush, then
     gate), so one call without it is a finding. The last, not any: a kernel of the same name and
     size elsewhere in the gap (the previous call's digest of a large output) is not the flush, and
     work a candidate's thread queued after the flush is work between calls (work_outside_span)."""
-    name, blocks, ms = flush
+    name, blocks, ms, least_ms = flush
     missing = calls = 0
     for b, _ in candidate:
         for before in b.before:
             calls += 1
             last = before[-1] if before else None     # the flush is the gate's neighbour in launch order
-            if last is None or last.name != name or last.amount != blocks \
-                    or (last.end - last.start) / 1e6 < FLUSH_MIN_SHARE * ms:
+            if last is None or last.name != name or last.amount != blocks or (last.end - last.start) / 1e6 < least_ms:
                 missing += 1
     if not missing:
         return []
