@@ -7,8 +7,10 @@ Reads the judge's per-config trace records (GAUNTLET_JUDGE_TRACE, as bench/judge
 them: each batch's first calls' device time and sample). The baseline's gap is the record's
 `offset_ms` where the judge wrote it; in older records it is estimated as the median of the
 baseline's device times less its timed figure. Per margin: how many configs have more than a
-fifth of their calls past it (the rule flags most), and the worst fraction. Pass honest
-evaluations only (oracles, noops, the red team's honest control).
+fifth of their calls past it (the rule flags most), and the worst fraction. Per slack of the
+device-time floor (devtrace.floored: each sample at least its device time less the baseline's gap
+and the slack): how far it moves a config's median call, in the median config and at most. Pass
+honest evaluations only (oracles, noops, the red team's honest control).
 """
 from __future__ import annotations
 
@@ -50,6 +52,8 @@ def main() -> None:
     parser.add_argument("traces", nargs="+", type=Path)
     parser.add_argument("--margin", nargs=2, type=float, action="append", metavar=("ABS_US", "REL"),
                         help="a margin to read (default: 0.5 0.05, 0.75 0.075, 0.9 0.075, 1 0.1, 3 0.1)")
+    parser.add_argument("--slack", nargs="+", type=float, default=[0.0, 0.3, 0.5], metavar="US",
+                        help="the device-time floor's slacks to read (default: 0 0.3 0.5)")
     args = parser.parse_args()
     rows = configs(args.traces)
     print(f"{len(rows)} configs from {len({r[0] for r in rows})} evaluations")
@@ -60,6 +64,15 @@ def main() -> None:
                      for _, _, off, gaps, device in rows]
         print(f"margin max({abs_us} us, {rel:.1%}): {sum(f > 0.2 for f in fractions)} configs with more than a "
               f"fifth of calls past it; worst {max(fractions):.1%} (the rule needs more than half)")
+    for slack_us in args.slack:
+        shifts = []
+        for _, config, off, gaps, device in rows:
+            samples = [d - g for g, d in zip(gaps, device)]
+            floored = [max(s, d - off - slack_us / 1000) for s, d in zip(samples, device)]
+            shifts.append((statistics.median(floored) / statistics.median(samples) - 1, config))
+        shifts.sort()
+        print(f"floor, slack {slack_us} us: a config's median call moved {statistics.median(s for s, _ in shifts):.2%} "
+              f"in the median config, {shifts[-1][0]:.2%} at most ({shifts[-1][1]})")
 
 
 if __name__ == "__main__":

@@ -775,6 +775,22 @@ def {sym}(x, *rest):
     _move[grid](_HostPointer(h_out), y.reshape(-1), n, BLOCK=1024)
     return y
 '''
+# Every sample 5 % short, from inside the runner's process: below clock_short's margin (7.5 %), so
+# unflagged by the trace's rule; the device-time floor (devtrace.floored) should take its x= back to
+# honest's (the static checks name the reach into the runner, as for skipped_l2_flush).
+CHEATS["clock_shaved"] = '''
+import sys
+for _name, _mod in list(sys.modules.items()):
+    if _name.endswith("evaluator.clock"):
+        def _shaved(self, fn, _once=_mod.GpuClock.once):
+            sample, gap, out = _once(self, fn)
+            return sample * 0.95, gap, out
+        _mod.GpuClock.once = _shaved
+
+
+def {sym}(*args):
+    return _honest(*args)
+'''
 CHEATS["torch_softmax_beside"] = '''
 def {sym}(x, *rest):
     _honest(x[:1].contiguous())          # one Triton launch a call, for the launch counter

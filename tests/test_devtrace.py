@@ -941,3 +941,55 @@ def test_the_flush_rule_holds_the_candidate_only_to_what_the_baseline_itself_mee
         cand, baseline_batches() + quick, own_kernel_required=True, cold=True))
     assert any(f.startswith("l2_flush") for f in devtrace.findings(
         shrunk(batches(Timeline()), ATEN_SUM, 0.3), baseline_batches() + quick, own_kernel_required=True, cold=True))
+
+
+# -- the device's time as the floor of every sample ------------------------------------------------
+def test_a_clock_forged_short_below_the_flag_gains_at_most_the_slack():
+    """A runner that takes 5 % off every sample of a 100 us call stays below clock_short's margin
+    (7.5 %); floored at its device time less the baseline's gap, it keeps at most FLOOR_SLACK_MS."""
+    t = Timeline()
+    honest = [b for b, _ in batches(t, 1, 4, us=100.0)]
+    offset = 0.001                                            # the baseline's gap, 1 us
+    true = [d - offset for d in honest[0].device_ms]
+    forged = [x * 0.95 for x in true]
+    assert not any(f.startswith("clock_short") for f in devtrace.findings(
+        [(honest[0], forged)], baseline_batches(), own_kernel_required=True, offset_ms=offset))
+    floored = devtrace.floored(forged, honest[0], offset)
+    assert all(x == pytest.approx(y - devtrace.FLOOR_SLACK_MS) for x, y in zip(floored, true))
+
+
+def test_an_honest_sample_is_left_as_it_is_and_a_broken_batch_untouched():
+    b = [b for b, _ in batches(Timeline(), 1, 4, us=10.0)][0]
+    offset = 0.001
+    honest = [d - offset + 0.0001 for d in b.device_ms]        # a little above the device's time less the gap
+    assert devtrace.floored(honest, b, offset) == honest
+    within = [d - offset - 0.0002 for d in b.device_ms]        # below it, within the slack
+    assert devtrace.floored(within, b, offset) == within
+    broken = devtrace.segment(None, 4)
+    assert devtrace.floored([0.001] * 4, broken, offset) == [0.001] * 4
+
+
+def test_the_judge_floors_each_timed_batch_where_it_sits_in_its_round():
+    """Rounds._floor_at_device_time: a round of two batches, the second traced; the warm-up's trace
+    batch comes first. Only the traced batch's samples move, each to its own call's device time."""
+    from types import SimpleNamespace
+
+    from runner.evaluator.judge.rounds import Rounds
+
+    def runner(pid, us):
+        t = Timeline(pid=pid)
+        trace_batches = [(t.batch(n, us=us).take(), n, [us / 1000] * n) for n in (2, 3)]     # warm-up, one timed batch
+        return SimpleNamespace(trace=SimpleNamespace(problems=[]), trace_batches=trace_batches, empty_ms=0.0)
+    runners = {"baseline": runner(8, 10.0), "candidate": runner(7, 40.0)}
+    segments = Rounds._segments(runners)
+    by_round = {"baseline": [[0.01] * 2 + [0.01] * 3], "candidate": [[0.001] * 2 + [0.001] * 3]}
+    Rounds._floor_at_device_time(runners, segments, by_round, [("candidate", 0, 2, 1)])
+    device = segments["candidate"][1].device_ms
+    offset = devtrace.clock_offset([(b, s) for b, (_, _, s) in zip(segments["baseline"], runners["baseline"].trace_batches)])
+    assert by_round["candidate"][0][:2] == [0.001, 0.001]      # an untraced batch of the round: as it was
+    assert by_round["candidate"][0][2:] == pytest.approx([d - offset - devtrace.FLOOR_SLACK_MS for d in device])
+    assert by_round["baseline"][0] == [0.01] * 5               # not named in traced_at
+    runners["baseline"].trace.problems = ["a batch's records never arrived"]
+    again = {"candidate": [[0.001] * 5], "baseline": [[0.01] * 5]}
+    Rounds._floor_at_device_time(runners, segments, again, [("candidate", 0, 2, 1)])
+    assert again["candidate"][0] == [0.001] * 5                 # no gap to take off: nothing floored

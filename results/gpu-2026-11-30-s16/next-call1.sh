@@ -10,7 +10,8 @@
 #     configs: the faster baseline needs more rounds there (timing.more_rounds), no cost of the judge's;
 #  3. the two red-team cheats session 16's call 1 had no time for (cublas_matmul, empty_graph), and
 #     skipped_l2_flush and honest: does the device trace's new `l2_flush` rule fire (its trace= field)
-#     on the cheat, and stay quiet on honest;
+#     on the cheat, and stay quiet on honest; clock_shaved (every sample 5 % short, under clock_short's
+#     margin): the device-time floor should bring its x= back to honest's (unfloored it would read 1.05x honest's);
 #  4. what time is left: the headline ledger (23 of 94 left; oracles with clock_short's new margin).
 set -uo pipefail
 . bench/gpu_env.sh || exit 1
@@ -22,7 +23,7 @@ echo "trace_call_cost rc=$? at ${SECONDS}s"; tail -8 $L/tcc.txt
 timeout $(left 575 230) python3 -u bench/judge_gpu.py overhead --out $L/ov --old .carry/old --same-tasks \
   --tasks cuda2cuda/softmax cuda2cuda/softmax triton2triton/softmax > $L/ov.txt 2>&1
 echo "overhead rc=$? at ${SECONDS}s"; grep -E "'ratio'|total_s" $L/ov.txt | cut -c1-120
-timeout $(left 575 120) python3 -u bench/judge_gpu.py redteam --out $L/rt --cheats honest skipped_l2_flush cublas_matmul empty_graph > $L/rt.txt 2>&1
+timeout $(left 575 150) python3 -u bench/judge_gpu.py redteam --out $L/rt --cheats honest skipped_l2_flush clock_shaved cublas_matmul empty_graph > $L/rt.txt 2>&1
 echo "redteam rc=$? at ${SECONDS}s"; grep -E "correct=" $L/rt.txt | cut -c1-300
 cp $D/headline-standin.jsonl $OUT/headline-standin.jsonl
 timeout $(left 575 575) python3 -u bench/judge_gpu.py fidelity --out $L/head --suite headline \

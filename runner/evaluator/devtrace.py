@@ -86,6 +86,13 @@ LIBRARY_WORDS = re.compile(
 # most 12 % of a config's calls past this bound, where the rule needs most of them
 # (results/gpu-2026-11-30-s15.md).
 SHORT_ABS_MS, SHORT_REL = 0.0009, 0.075
+# Below that margin a runner's samples could still be forged short (a clock in the candidate's own
+# process), by up to max(0.9 us, 7.5 %) a call unflagged. So every timed call's sample, in both
+# runners, counts as at least its device time less the baseline's gap and this slack (floored):
+# what a forged clock can take off is this much a call. Honest oracles on H200s (336 configs of 47
+# evaluations, results/gpu-2026-11-30-s16.md): the floor moved the median call of a config by 0 in
+# the median config, 0.54 % at most; with no slack, 3.7 % at most (a 3 us call).
+FLOOR_SLACK_MS = 0.0003
 # The empty event pair counts toward the baseline's gap up to this: it read 1.3-3.5 us on H200s; a
 # calibration the host stalled through (the launch gate ran out) would read host time, no gap.
 EMPTY_PAIR_MAX_MS = 0.005
@@ -630,6 +637,16 @@ def _flush_missing(candidate: list[tuple[Batch, list[float]]], flush: tuple[str,
     return [f"l2_flush: in {missing} of {calls} timed calls the device trace saw no L2 flush before the call "
             f"(the harness's {readable(name, 40)} of {blocks} blocks, {ms * 1000:.0f} us in the baseline's runner): "
             "the L2 left warm for the call by the candidate's process"]
+
+
+def floored(samples: list[float], batch: Batch, offset_ms: float) -> list[float]:
+    """A batch's samples, each at least its call's device time less the baseline's gap (`offset_ms`,
+    clock_offset) and FLOOR_SLACK_MS: the device's time is read outside the runner's process, and a
+    record can be added there, not removed (forged work only lengthens a call). A batch whose
+    records did not segment keeps its samples (its problems are flags of their own)."""
+    if batch.problems or len(batch.device_ms) != len(samples):
+        return list(samples)
+    return [max(s, d - offset_ms - FLOOR_SLACK_MS) for s, d in zip(samples, batch.device_ms)]
 
 
 def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], *, own_kernel_required: bool,

@@ -249,3 +249,12 @@ def test_a_result_moved_through_host_memory_is_flagged_however_it_was_computed()
     found = check_python(unspelled)
     assert not [f for f in found if f.startswith("numpy_compute")], found
     assert any(f.startswith("host_memory: pin_memory=True") for f in found), found
+
+
+def test_a_clock_shaved_below_the_trace_margin_is_named_by_the_static_checks():
+    """clock_shaved (bench/judge_gpu.py): every sample 5 % short, below clock_short's margin. On a
+    GPU the device-time floor takes the gain back (devtrace.floored; tests/test_devtrace.py); here
+    the static checks name the reach into the runner's clock."""
+    from runner.evaluator.judge.static_checks import check_python
+    found = check_python(_gpu_cheat("clock_shaved"))
+    assert any(f.startswith("process_control: sys.modules") for f in found), found

@@ -514,7 +514,9 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                              f"its own buffers ({judge.arena_failures[0]})")
             if trace_library is not None:   # CUPTI records every timed call of both runners (devtrace.py)
                 evaluation.timing_method += ("; every call of both runners under the device trace (CUPTI; "
-                                             "GAUNTLET_DEVICE_TRACE=0 times without it, docs/evaluation.md)")
+                                             "GAUNTLET_DEVICE_TRACE=0 times without it, docs/evaluation.md), each "
+                                             "sample at least the call's device time less the baseline's gap and "
+                                             f"{devtrace.FLOOR_SLACK_MS * 1000:.1f} us")
             covers = judge.launch_covers["baseline"] | judge.launch_covers["candidate"]
             if covers:
                 evaluation.timing_method += f"; launches covered by {' / '.join(sorted(covers))}"

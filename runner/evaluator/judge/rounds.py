@@ -134,6 +134,7 @@ class Rounds:
         by_round = {name: [] for name in runners}   # each round's samples (timing.stats)
         gaps = {name: [] for name in runners}
         walls = {name: [] for name in runners}     # (judge's ms, n, sum of samples ms) per batch
+        traced_at = []      # (runner, round, first sample's index there, its trace batch's index) per timed batch
         orders = []
         planned, round_index = rounds, 0
         while round_index < rounds:
@@ -153,6 +154,7 @@ class Rounds:
                     n = min(left, capacity)
                     left -= n
                     seed = self.rng.getrandbits(62)
+                    traced = len(runner.trace_batches)
                     with self._stopped(candidate if name == "baseline" else None):
                         started = time.perf_counter()
                         reply = self._batch(runner, n, {**common, "pad_ms": pad, **unheld.get(name, {})}, keep=True, seed=seed,
@@ -160,6 +162,8 @@ class Rounds:
                         wall_ms = (time.perf_counter() - started) * 1000.0
                     self.phases.seconds[f"timing: {name} batches"] += wall_ms / 1000.0
                     walls[name].append((wall_ms, n, sum(reply["samples"])))
+                    if len(runner.trace_batches) == traced + 1:
+                        traced_at.append((name, len(by_round[name]) - 1, len(by_round[name][-1]), traced))
                     by_round[name][-1] += reply["samples"]
                     gaps[name] += reply["gaps"]
                     if name == "candidate" and not probe and (
@@ -170,6 +174,9 @@ class Rounds:
             round_index += 1
             if round_index == rounds:     # a config whose rounds spread widely (the CPU: a cheap one): more of them
                 rounds += timing.more_rounds(by_round["baseline"], by_round["candidate"], planned)
+        segments = self._segments(runners)
+        if segments is not None:
+            self._floor_at_device_time(runners, segments, by_round, traced_at)
         timed = {name: timing.stats([x for r in by_round[name] for x in r], 0, gaps[name], by_round[name])
                  for name in runners}
         timed["candidate"] = timing.paired(timed["baseline"], timed["candidate"])
@@ -200,8 +207,32 @@ class Rounds:
             "plain_median_ms": {k: statistics.median(v.all_ms) for k, v in timed.items()},
             "round_samples": by_round if os.environ.get("GAUNTLET_JUDGE_TRACE_SAMPLES") else None})
         if not probe:
-            self._read_trace(config, baseline, candidate)
+            self._read_trace(config, baseline, candidate, segments)
         return timed["baseline"], timed["candidate"], bound
+
+    @staticmethod
+    def _segments(runners: dict) -> dict | None:
+        """Each runner's batches of this config as the device trace saw them (devtrace.segment), read
+        once for the floor and the rules; None where a runner has no trace."""
+        if any(r.trace is None for r in runners.values()):
+            return None
+        return {name: [devtrace.segment(ops, n) for ops, n, _ in r.trace_batches] for name, r in runners.items()}
+
+    @staticmethod
+    def _floor_at_device_time(runners: dict, segments: dict, by_round: dict, traced_at: list) -> None:
+        """Every timed call's sample, in both runners, at least its device time less the baseline's
+        gap (devtrace.floored): the figure rests on the device's clock, read outside the candidate's
+        process, to within FLOOR_SLACK_MS. Not where the baseline's own trace did not read whole
+        (there is no gap to take off: _read_trace notes it)."""
+        baseline = runners["baseline"]
+        paired = [(b, samples) for b, (_, _, samples) in zip(segments["baseline"], baseline.trace_batches)]
+        if not paired or any(b.problems for b, _ in paired) or baseline.trace.problems:
+            return
+        offset_ms = devtrace.clock_offset(paired, baseline.empty_ms)
+        for name, round_index, first, index in traced_at:
+            samples = by_round[name][round_index]
+            n = runners[name].trace_batches[index][1]
+            samples[first:first + n] = devtrace.floored(samples[first:first + n], segments[name][index], offset_ms)
 
     def _harness_floor(self, baseline: RunnerClient, candidate: RunnerClient, n: int, common: dict) -> float:
         """Per call, the judge's wall time that the samples do not explain for a call that launches
@@ -228,7 +259,8 @@ class Rounds:
             reference = devtrace.reference_kernels(baseline_calls)
         return devtrace.Foreign(reference, cxx=self.task.language == "triton", declared=self.declared[role])
 
-    def _read_trace(self, config: Config, baseline: RunnerClient, candidate: RunnerClient) -> None:
+    def _read_trace(self, config: Config, baseline: RunnerClient, candidate: RunnerClient,
+                    segments: dict | None = None) -> None:
         """The device trace of this config's timed batches (devtrace.py), the candidate's read
         against the baseline's, and of its correctness calls (each runner's trace kept them at its
         first batch here: this config's, and those of an untimed config before it) against the
@@ -237,9 +269,10 @@ class Rounds:
         if candidate.trace is None or baseline.trace is None:
             return
         base_calls, cand_calls = baseline.trace.take_kept(), candidate.trace.take_kept()
-        paired = [(devtrace.segment(ops, n), samples) for ops, n, samples in baseline.trace_batches]
+        segments = segments or self._segments({"baseline": baseline, "candidate": candidate})
+        paired = [(b, samples) for b, (_, _, samples) in zip(segments["baseline"], baseline.trace_batches)]
         base = [b for b, _ in paired]
-        cand = [(devtrace.segment(ops, n), samples) for ops, n, samples in candidate.trace_batches]
+        cand = [(b, samples) for b, (_, _, samples) in zip(segments["candidate"], candidate.trace_batches)]
         if not base or any(b.problems for b in base) or baseline.trace.problems:
             problems = [p for b in base for p in b.problems] + baseline.trace.problems
             self.row_notes.append("note: no device trace read on this config (the baseline's runner: "
