@@ -993,3 +993,28 @@ def test_the_judge_floors_each_timed_batch_where_it_sits_in_its_round():
     again = {"candidate": [[0.001] * 5], "baseline": [[0.01] * 5]}
     Rounds._floor_at_device_time(runners, segments, again, [("candidate", 0, 2, 1)])
     assert again["candidate"][0] == [0.001] * 5                 # no gap to take off: nothing floored
+
+
+def moved_flush(batch_list, change):
+    """The same batches with the last work before each gate (the flush) changed by `change(op, gate)`."""
+    out = []
+    for b, samples in batch_list:
+        before = [ops[:-1] + [change(ops[-1], gate)] for ops, gate in zip(b.before, b.gates)]
+        out.append((dataclasses.replace(b, before=before), samples))
+    return out
+
+
+def test_a_flush_record_that_did_not_run_where_a_flush_runs_is_no_flush():
+    """A record written into the pipe to stand for a skipped flush must name device times it cannot
+    read: on another stream, overlapping the work before it, or ending after its gate started."""
+    changes = {
+        "another stream": lambda op, gate: dataclasses.replace(op, stream=op.stream + 1),
+        "over the refill": lambda op, gate: dataclasses.replace(op, start=op.start - 500_000, end=op.end - 500_000),
+        "past its gate": lambda op, gate: dataclasses.replace(op, start=gate.end, end=gate.end + (op.end - op.start)),
+    }
+    for what, change in changes.items():
+        cand = moved_flush(batches(Timeline()), change)
+        found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True, cold=True)
+        assert any(f.startswith("l2_flush: in 12 of 12") for f in found), (what, found)
+    base = [b for b, _ in moved_flush([(b, []) for b in baseline_batches()], changes["another stream"])]
+    assert devtrace.flush_of(base) is None           # a baseline whose own flush breaks the order: no rule

@@ -105,6 +105,11 @@ EMPTY_PAIR_MAX_MS = 0.005
 # where the baseline's runner shows it before every one of its calls: a rule the trusted runner does
 # not itself meet would flag honest candidates.
 FLUSH_MIN_SHARE, FLUSH_MIN_OF_LEAST = 0.5, 0.8
+# ... and it ran where a flush runs: on its gate's stream, ending before the gate started and starting
+# after the work before it on that stream ended (stream order; this much slack for the clocks of
+# copy engines and kernels): a record written into the pipe to stand for a skipped flush would have
+# to name device times the candidate cannot read without a kernel of its own between calls.
+FLUSH_ORDER_SLACK_NS = 2000
 EARLY_ABS_MS = 0.001     # a call's work that ran before its gate ended; the device's timestamps are ns
 # Copies between the host and the device inside a timed call: a result computed off the device has
 # to arrive this way. More than this a call, beyond what the baseline's calls copy, is a finding.
@@ -513,6 +518,7 @@ class Batch:
     between: list[list[str]] = field(default_factory=list)   # names, end marker i to gate i+1
     tail: list[str] = field(default_factory=list)            # names, last end marker to batch marker
     before: list[list[Op]] = field(default_factory=list)     # per call, the device work from the last bracket to its gate
+    gates: list[Op] = field(default_factory=list)            # per call, its gate
     device_ms: list[float] = field(default_factory=list)     # per call, its first work (or the gate's end) to its last
     early_ms: list[float] = field(default_factory=list)      # per call, device time its work ran before the gate ended
     problems: list[str] = field(default_factory=list)
@@ -541,6 +547,7 @@ def segment(ops: list[Op] | None, n: int) -> Batch:
         opened = marks[2 * k - 1][0] + 1 if k else 1
         batch.before.append([op for op in work[opened:g] if op.name != BATCH])
         gate = work[g]
+        batch.gates.append(gate)
         call = work[g + 1: e]
         batch.inside.append(call)
         last = max((op.end for op in call), default=gate.end)
@@ -604,13 +611,14 @@ def clock_offset(baseline: list[tuple[Batch, list[float]]], empty_ms: float = 0.
 def flush_of(baseline: list[Batch]) -> tuple[str, int, float, float] | None:
     """The L2 flush as the baseline's runner ran it: (kernel, blocks, median device ms, the least ms a
     flush of the candidate's may take) of the last work before each gate, where one kernel is that
-    before every call; else None (the rule is not applied)."""
+    before every call, run where a flush runs (_is_flush); else None (the rule is not applied)."""
     last = [before[-1] if before else None for b in baseline for before in b.before]
     kernels = Counter((op.name, op.amount) for op in last if op is not None and op.kind == "kernel")
     if not kernels:
         return None
     (name, blocks), seen = kernels.most_common(1)[0]
-    if seen < len(last):
+    if seen < len(last) or not all(_is_flush(before, gate, name, blocks, 0.0)
+                                   for b in baseline for before, gate in zip(b.before, b.gates)):
         return None
     times = sorted((op.end - op.start) / 1e6 for op in last)
     median = times[len(times) // 2]
@@ -627,10 +635,9 @@ def _flush_missing(candidate: list[tuple[Batch, list[float]]], flush: tuple[str,
     name, blocks, ms, least_ms = flush
     missing = calls = 0
     for b, _ in candidate:
-        for before in b.before:
+        for before, gate in zip(b.before, b.gates):
             calls += 1
-            last = before[-1] if before else None     # the flush is the gate's neighbour in launch order
-            if last is None or last.name != name or last.amount != blocks or (last.end - last.start) / 1e6 < least_ms:
+            if not _is_flush(before, gate, name, blocks, least_ms):
                 missing += 1
     if not missing:
         return []
@@ -647,6 +654,19 @@ def floored(samples: list[float], batch: Batch, offset_ms: float) -> list[float]
     if batch.problems or len(batch.device_ms) != len(samples):
         return list(samples)
     return [max(s, d - offset_ms - FLOOR_SLACK_MS) for s, d in zip(samples, batch.device_ms)]
+
+
+def _is_flush(before: list[Op], gate: Op, name: str, blocks: int, least_ms: float) -> bool:
+    """Whether the gate's neighbour in launch order is the flush, run where a flush runs."""
+    if not before:
+        return False
+    last = before[-1]
+    if last.kind != "kernel" or last.name != name or last.amount != blocks or (last.end - last.start) / 1e6 < least_ms:
+        return False
+    if last.stream != gate.stream or last.end > gate.start + FLUSH_ORDER_SLACK_NS:
+        return False
+    earlier = [op.end for op in before[:-1] if op.stream == last.stream]
+    return not earlier or last.start >= max(earlier) - FLUSH_ORDER_SLACK_NS
 
 
 def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], *, own_kernel_required: bool,
