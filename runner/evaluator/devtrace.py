@@ -17,6 +17,10 @@ at each batch's start and end. From the records alone, without a word from the r
              runner never shows is work moved out of the timed span;
   device time  from the gate's end to the last of the call's device work, on every stream: a
              sample the runner reports shorter than that is a clock that does not see everything;
+  flush      in the cold regime the harness's L2 flush is the gate's neighbour, before every call, as
+             in the baseline's runner (a step in the candidate's process that changes no output);
+  floor      every sample counts as at least its call's device time less the baseline's gap and
+             0.3 us: a clock forged short below clock_short's margin gains no more;
   host copies  a result computed off the device reaches it by a copy from the host inside the call;
   forgery    the pipe's writing end is in the runner's process: records can be added, never
              removed, so each rule reads added records as more findings, a forged batch leaves a
