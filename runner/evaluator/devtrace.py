@@ -620,9 +620,8 @@ def flush_of(baseline: list[Batch]) -> tuple[str, int, float, float] | None:
     kernels = Counter((op.name, op.amount) for op in last if op is not None and op.kind == "kernel")
     if not kernels:
         return None
-    (name, blocks), seen = kernels.most_common(1)[0]
-    if seen < len(last) or not all(_is_flush(before, gate, name, blocks, 0.0)
-                                   for b in baseline for before, gate in zip(b.before, b.gates)):
+    (name, blocks), _ = kernels.most_common(1)[0]
+    if not all(_is_flush(before, gate, name, blocks, 0.0) for b in baseline for before, gate in zip(b.before, b.gates)):
         return None
     times = sorted((op.end - op.start) / 1e6 for op in last)
     median = times[len(times) // 2]
