@@ -111,8 +111,9 @@ EMPTY_PAIR_MAX_MS = 0.005
 FLUSH_MIN_SHARE, FLUSH_MIN_OF_LEAST = 0.5, 0.8
 # ... and it ran where a flush runs: on its gate's stream, ending before the gate started and starting
 # after the work before it on that stream ended (stream order; this much slack for the clocks of
-# copy engines and kernels): a record written into the pipe to stand for a skipped flush would have
-# to name device times the candidate cannot read without a kernel of its own between calls.
+# copy engines and kernels): a record written into the pipe to stand for a skipped flush has to fit,
+# in launch order and device time, between real records the candidate never sees. That makes a
+# forgery exact work, not impossible (docs/evaluation.md says so).
 FLUSH_ORDER_SLACK_NS = 2000
 EARLY_ABS_MS = 0.001     # a call's work that ran before its gate ended; the device's timestamps are ns
 # Copies between the host and the device inside a timed call: a result computed off the device has
@@ -518,14 +519,22 @@ class Batch:
     """One timed batch as the device saw it."""
     calls: int = 0
     inside: list[list[Op]] = field(default_factory=list)     # per call, gate to end marker
-    prologue: list[str] = field(default_factory=list)        # names, batch marker to first gate
-    between: list[list[str]] = field(default_factory=list)   # names, end marker i to gate i+1
-    tail: list[str] = field(default_factory=list)            # names, last end marker to batch marker
     before: list[list[Op]] = field(default_factory=list)     # per call, the device work from the last bracket to its gate
+    tail: list[str] = field(default_factory=list)            # names, last end marker to batch marker
     gates: list[Op] = field(default_factory=list)            # per call, its gate
     device_ms: list[float] = field(default_factory=list)     # per call, its first work (or the gate's end) to its last
     early_ms: list[float] = field(default_factory=list)      # per call, device time its work ran before the gate ended
     problems: list[str] = field(default_factory=list)
+
+    @property
+    def prologue(self) -> list[str]:
+        """Names, batch marker to first gate."""
+        return [op.name for op in self.before[0]] if self.before else []
+
+    @property
+    def between(self) -> list[list[str]]:
+        """Names, end marker i to gate i+1."""
+        return [[op.name for op in ops] for ops in self.before[1:]]
 
 
 def segment(ops: list[Op] | None, n: int) -> Batch:
@@ -543,9 +552,6 @@ def segment(ops: list[Op] | None, n: int) -> Batch:
         batch.problems.append(f"{names.count(GATE)} gate(s) and {names.count(END)} end marker(s) in a batch "
                               f"of {n} calls, or out of order")
         return batch
-    names = [op.name for op in work]
-    first_gate = marks[0][0]
-    batch.prologue = [x for x in names[1:first_gate] if x != BATCH]
     for k in range(n):
         g, e = marks[2 * k][0], marks[2 * k + 1][0]
         opened = marks[2 * k - 1][0] + 1 if k else 1
@@ -560,9 +566,7 @@ def segment(ops: list[Op] | None, n: int) -> Batch:
         # The span opens when the gate ends; the call's launches queue behind the gate on its
         # stream. Work that ran while the gate still spun came on another stream, unseen by the clock.
         batch.early_ms.append(sum(max(0, min(op.end, gate.end) - op.start) for op in call) / 1e6)
-        if k + 1 < n:
-            batch.between.append(names[e + 1: marks[2 * k + 2][0]])
-    batch.tail = [x for x in names[marks[-1][0] + 1:] if x != BATCH]
+    batch.tail = [op.name for op in work[marks[-1][0] + 1:] if op.name != BATCH]
     batch.calls = n
     return batch
 
