@@ -101,11 +101,8 @@ def library_for(mode: str, cache: Path) -> Path | None:
         text = text.replace(old, new)
     source = cache / f"{mode}.c"
     source.write_text(text)
-    include, lib = devtrace._cupti_dirs()[0]
-    libname = sorted(lib.glob("libcupti.so*"), key=lambda p: len(p.name))[0]
     out = cache / f"lib-{mode}.so"
-    subprocess.run([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-pthread", "-O2", "-I", str(include), str(source),
-                    "-o", str(out), str(libname), f"-Wl,-rpath,{lib}"], check=True)
+    devtrace.compile_library(source, out, os.environ.get("CC", "cc"), *devtrace._cupti_dirs()[0])
     return out
 
 

@@ -165,6 +165,17 @@ def _cupti_dirs() -> list[tuple[Path, Path]]:
     return [(i, l) for i, l in pairs if (i / "cupti.h").is_file() and any(l.glob("libcupti.so*"))]
 
 
+def compile_library(source: Path, out: Path, compiler: str, include: Path, lib: Path) -> None:
+    """One injection library from `source` against CUPTI's headers and library (build; a bench's
+    variants of the source: bench/trace_call_cost.py)."""
+    libname = sorted(lib.glob("libcupti.so*"), key=lambda p: len(p.name))[0]
+    argv = [compiler, "-shared", "-fPIC", "-pthread", "-O2", "-I", str(include), str(source), "-o", str(out),
+            str(libname), f"-Wl,-rpath,{lib}"]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        raise Unavailable(f"trace library did not build: {(proc.stderr or proc.stdout)[-300:]}")
+
+
 def build(cache: Path) -> Path:
     """The injection library, compiled once per source and CUPTI into `cache` (judge-owned, not
     writable by a runner)."""
@@ -181,15 +192,10 @@ def build(cache: Path) -> Path:
         return out
     try:         # on by default: a host that cannot build it gets a note, never a failed evaluation
         out.parent.mkdir(parents=True, exist_ok=True)
-        libname = sorted(lib.glob("libcupti.so*"), key=lambda p: len(p.name))[0]
         # A temporary name of this process's own: evaluations side by side (--jobs) build at once,
         # and one's rename took the file another was about to rename (session 10's H200 run).
-        tmp = f"{out}.{os.getpid()}.{threading.get_ident()}.tmp"
-        argv = [compiler, "-shared", "-fPIC", "-pthread", "-O2", "-I", str(include), str(SOURCE), "-o", tmp,
-                str(libname), f"-Wl,-rpath,{lib}"]
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
-        if proc.returncode != 0:
-            raise Unavailable(f"trace library did not build: {(proc.stderr or proc.stdout)[-300:]}")
+        tmp = Path(f"{out}.{os.getpid()}.{threading.get_ident()}.tmp")
+        compile_library(SOURCE, tmp, compiler, include, lib)
         os.replace(tmp, out)      # atomic: a process that finds `out` finds a whole library
         for path in (out, out.parent):
             path.chmod(0o755)
