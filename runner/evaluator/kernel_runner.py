@@ -686,7 +686,7 @@ def main(argv=None) -> int:
     parser.add_argument("--prelude", default="", help=argparse.SUPPRESS)   # isolation.py: hide paths, drop uid
     parser.add_argument("--hide", action="append", default=[], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    protocol.stack_dump_on_signal()
+    protocol.stack_dump_on_signal(crashes=True)
     if args.prelude:
         from runner.evaluator.isolation import apply_prelude
         apply_prelude(args.prelude, args.hide, args.tree)

@@ -319,12 +319,16 @@ def strict_float32() -> None:
     torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
 
 
-def stack_dump_on_signal() -> None:
-    """`kill -USR1` a stuck runner (or judge) to see where it waits: its threads' Python stacks go to
-    its stderr (the runner's log). A diagnosis aid; it reads nothing the process does not hold."""
+def stack_dump_on_signal(crashes: bool = False) -> None:
+    """`kill -USR1` a stuck runner (or judge) to see where it waits, and with `crashes` (a runner,
+    where native kernels run) a crash (SIGSEGV, SIGBUS, SIGABRT...) to see where it died: its
+    threads' Python stacks go to its stderr (the runner's log, whose tail the judge quotes when a
+    runner breaks off). A diagnosis aid; it reads nothing the process does not hold."""
     import faulthandler
     import signal
     try:
+        if crashes:
+            faulthandler.enable(all_threads=True)
         faulthandler.register(signal.SIGUSR1, all_threads=True)
-    except (AttributeError, ValueError, OSError):   # no SIGUSR1, or a stderr without a descriptor
+    except (AttributeError, ValueError, OSError, RuntimeError):   # no SIGUSR1, or a stderr without a descriptor
         pass

@@ -347,7 +347,7 @@ def test_the_harness_floor_is_measured_only_where_steps_skipped_would_be_said(na
 def test_the_stand_in_takes_the_baselines_compiled_kernels(tmp_path):
     """The stand-in compiles nothing in the clean room: the baseline's Triton cache (kernels and the
     launcher stub) is copied into its own before its warm-up; a link in the baseline's cache is
-    copied as a link, never followed."""
+    copied as a link, never followed; a file the stand-in has already is left as it is."""
     from types import SimpleNamespace
     base, stand = tmp_path / "baseline", tmp_path / "stand-in"
     (base / ".triton" / "ab12").mkdir(parents=True)
@@ -356,10 +356,19 @@ def test_the_stand_in_takes_the_baselines_compiled_kernels(tmp_path):
     (base / ".triton" / "ab12" / "link").symlink_to(tmp_path / "secret")
     (stand / ".triton" / "cd34").mkdir(parents=True)
     (stand / ".triton" / "cd34" / "own.json").write_text("{}")
+    # a file both have: the stand-in's own may be loaded in it (its clock's launcher stubs, made at
+    # its build), and a copy over it would rewrite a mapped shared object in place
+    (base / ".triton" / "ef56").mkdir(parents=True)
+    (base / ".triton" / "ef56" / "launcher.so").write_bytes(b"the baseline's build")
+    (stand / ".triton" / "ef56").mkdir(parents=True)
+    (stand / ".triton" / "ef56" / "launcher.so").write_bytes(b"the stand-in's own")
+    inode = (stand / ".triton" / "ef56" / "launcher.so").stat().st_ino
     runners.RunnerClient.take_compiled(SimpleNamespace(workdir=stand), SimpleNamespace(workdir=base))
     assert (stand / ".triton" / "ab12" / "kernel.cubin").read_bytes() == b"\x7fELF"
     assert (stand / ".triton" / "ab12" / "link").is_symlink()
     assert (stand / ".triton" / "cd34" / "own.json").exists()
+    held = stand / ".triton" / "ef56" / "launcher.so"
+    assert held.read_bytes() == b"the stand-in's own" and held.stat().st_ino == inode
     runners.RunnerClient.take_compiled(SimpleNamespace(workdir=stand), SimpleNamespace(workdir=tmp_path / "none"))
 
 

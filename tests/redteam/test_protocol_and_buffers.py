@@ -223,6 +223,32 @@ def forward(x, alpha):
 '''
 
 
+def test_a_runner_that_crashes_says_how_it_died(scale_task, tmp_path):
+    """A runner killed by a signal in the middle of an op (a native crash) leaves no Python
+    traceback: the judge's error names the signal, and the runner's log, whose tail it quotes,
+    holds the Python stack at the crash (faulthandler). Every stand-in of session 16 died so,
+    with nothing to read but "the other side closed the connection"."""
+    from runner.evaluator.isolation import choose
+    from runner.evaluator.judge.runners import RunnerClient, RunnerFailed
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "kernel.py").write_text(
+        "import os, signal\n"
+        "def crash_here():\n    os.kill(os.getpid(), signal.SIGSEGV)\n"
+        "crash_here()\n"
+        "def forward(x, alpha):\n    return x * alpha\n")
+    runner = RunnerClient(choose([scale_task.root], "cpu"), tree, language="python", entry="kernel.py",
+                          symbol="forward", device="cpu", role="candidate")
+    try:
+        with pytest.raises(RunnerFailed) as failed:
+            runner.request({"op": "build"})
+    finally:
+        runner.close()
+    message = str(failed.value)
+    assert "broke off" in message and "SIGSEGV" in message, message
+    assert "crash_here" in message, message        # the stack at the crash, from the log's tail
+
+
 def test_a_process_that_changes_its_pid_cannot_escape_the_freeze(scale_task, tmp_path):
     """A daemon that forks and exits in a loop has a new pid every few hundred microseconds: a pass
     over /proc that sends SIGSTOP to what it listed misses it, and it ran on while the baseline was

@@ -498,7 +498,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                             if stand_in is None or baseline.proc.poll() is not None or not _ended(stand_in):
                                 raise
                             # the stand-in (trusted code) died: a harness fault, not the candidate's
-                            flags.append(f"note: the clean room's stand-in failed ({str(exc)[:160]}); the clean "
+                            flags.append(f"note: the clean room's stand-in failed ({str(exc)[:600]}); the clean "
                                          "room timed the baseline alone")
                             judge.clean_room(baseline, evaluation.configs, chosen)
                     except (RunnerFailed, Mismatch) as exc:

@@ -139,6 +139,21 @@ def _tree(root: int) -> set[int]:
     return _descend(root, visit)
 
 
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _copy_if_absent(source: str, target: str) -> None:
+    """A file copied only where the target has none: a runner's own cache files may be loaded in it
+    (the stand-in makes its clock, and with it the launch gate's launcher stubs, at its build), and
+    a copy over one rewrites, in place, a shared object mapped into a live process."""
+    if not os.path.lexists(target):
+        shutil.copy2(source, target)
+
+
 class RunnerClient:
     def __init__(self, isolation: Isolation, tree: Path, *, language: str, entry: str, symbol: str,
                  device: str, role: str, flags=(), probe: dict | None = None, trace_library: Path | None = None,
@@ -214,8 +229,9 @@ class RunnerClient:
             raise RunnerFailed(f"the {self.role} runner did not answer {message['op']!r} within "
                                f"{policy.TIMEOUTS_S.get(message['op'], 300.0):.0f} s") from None
         except (ProtocolError, OSError) as exc:
+            ended = self._how_it_ended()
             self.kill()
-            raise RunnerFailed(f"the {self.role} runner broke off ({exc}){self._tail()}") from None
+            raise RunnerFailed(f"the {self.role} runner broke off ({exc}{ended}){self._tail()}") from None
         for fd in got_fds:                  # the runner sends no descriptors
             os.close(fd)
         if not isinstance(reply.get("ok"), bool):
@@ -324,11 +340,25 @@ class RunnerClient:
         source, target = other.workdir / ".triton", self.workdir / ".triton"
         if not source.is_dir() or source.is_symlink():
             return
-        shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
+        shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True, copy_function=_copy_if_absent)
         if os.geteuid() == 0:
             owner = os.stat(self.workdir)
             for path in [target, *target.rglob("*")]:
                 os.lchown(path, owner.st_uid, owner.st_gid)
+
+    def _how_it_ended(self, wait_s: float = 1.0) -> str:
+        """How the runner's process ended, when it did within `wait_s` of its socket breaking (the
+        broken socket can come first): a signal's name says a crash (SIGSEGV, SIGBUS) where its log
+        has no Python traceback to show."""
+        try:
+            code = self.proc.wait(timeout=wait_s)
+        except subprocess.TimeoutExpired:
+            return ""
+        if code < 0:
+            return f"; its process was killed by {_signal_name(-code)}"
+        if code > 128:          # a sandbox's wrapper (bwrap) passes its child's death by signal on so
+            return f"; its process exited with {code}, 128 + {_signal_name(code - 128)}"
+        return f"; its process exited with {code}"
 
     def _tail(self) -> str:
         """The last bytes of the runner's log. The log lies in the runner's writable work dir, where
@@ -343,12 +373,16 @@ class RunnerClient:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
                 return ""
-            text = os.pread(fd, policy.LOG_TAIL_BYTES, max(0, info.st_size - policy.LOG_TAIL_BYTES))
+            span = 16 * policy.LOG_TAIL_BYTES
+            text = os.pread(fd, span, max(0, info.st_size - span)).decode(errors="replace")
         except OSError:
             return ""
         finally:
             os.close(fd)
-        text = text.decode(errors="replace").strip()
+        # A crash's stacks (faulthandler) run innermost frame first, then out to runpy, then a list
+        # of extension modules: the crash site is at their start, not the log's end.
+        crash = text.rfind("Fatal Python error")
+        text = (text[crash:crash + policy.LOG_TAIL_BYTES] if crash >= 0 else text[-policy.LOG_TAIL_BYTES:]).strip()
         return f": {text}" if text else ""
 
     def kill(self) -> None:
