@@ -99,6 +99,16 @@ def _phases(trace: Path) -> dict | None:
     return {k: round(v, 2) for k, v in found.items()} if found else None
 
 
+# Notes that say a part of the judge's own harness failed (the evaluation went on without it): shown
+# beside the flags on each evaluation's line and kept in the ledger. Session 16 read flags only, and
+# a stand-in that died in every evaluation went unseen for a session (results/gpu-2026-11-30-s17.md).
+HARNESS_FAULTS = ("failed", "did not build", "without the arena", "did not start", "broke off")
+
+
+def harness_faults(notes) -> list[str]:
+    return [n[:300] for n in notes or () if any(word in n for word in HARNESS_FAULTS)]
+
+
 def rows(data: dict) -> list[dict]:
     keep = ("config", "split", "correct", "error", "baseline_ms", "candidate_ms", "speedup", "judge_excess_ms",
             "baseline_clean_ms", "judge_overhead_ms", "baseline_offset_ms", "flags")
@@ -157,7 +167,8 @@ def fidelity(args) -> dict:
             # a crash, a timeout) is not judged and stays out, so the next run tries it again.
             if ledger and "compiled" in data:
                 line = json.dumps({"task": task, "agent": agent, "date": time.strftime("%Y-%m-%d"),
-                                   "flags": r["flags"], "error": r["error"], "timing_method": r["timing_method"],
+                                   "flags": r["flags"], "harness_faults": harness_faults(r["notes"]),
+                                   "error": r["error"], "timing_method": r["timing_method"],
                                    "speedups": {c["config"]: c["speedup"] for c in r["rows"]},
                                    "correct": sum(1 for c in r["rows"] if c["correct"]),
                                    "configs": len(r["rows"])}) + "\n"
@@ -166,7 +177,8 @@ def fidelity(args) -> dict:
                     os.write(fd, line.encode())
                 finally:
                     os.close(fd)
-            print(f"{task:32s} {agent:6s} {r['wall_s']:7.1f}s flags={r['flags']} err={(r['error'] or '')[:200]}")
+            print(f"{task:32s} {agent:6s} {r['wall_s']:7.1f}s flags={r['flags']} err={(r['error'] or '')[:200]} "
+                  f"harness_faults={harness_faults(r['notes'])}")
             print(f"    phases {r['phases_s']}")
             print(f"    timing {r['timing_method']}; isolation {(r['environment'] or {}).get('runner_isolation')}")
             if r["offset"]:
@@ -291,6 +303,7 @@ def overhead(args) -> dict:
                         "old_correct": all(c["correct"] for c in old.get("configs", [])) and bool(old.get("configs")),
                         "new_correct": all(c["correct"] for c in new.get("configs", [])) and bool(new.get("configs")),
                         "old_error": (old.get("error") or "")[:300], "new_error": (new.get("error") or "")[:300],
+                        "new_harness_faults": harness_faults(new.get("notes")),
                         "new_phases_s": _phases(args.out / f"new-{slug}.trace.jsonl")})
         print(results[-1])
         (args.out / "overhead.partial.json").write_text(json.dumps(results, indent=1))
@@ -844,8 +857,10 @@ def {sym}(*args):
         # what the device trace said, from outside the candidate's Python (the line issue 30 asks to hold alone)
         results[-1]["trace_flags"] = sorted({f.split(" (")[0][:120] for f in flags if any(w in f for w in TRACE_WORDS)})
         results[-1]["in_process_flags"] = data.get("in_process_flags") or []    # what the candidate's process said
+        results[-1]["harness_faults"] = harness_faults(data.get("notes"))
         print(f"{name:22s} correct={correct} rejected={rejected} x={results[-1]['geomean_speedup']} flags={[f[:120] for f in flags]} "
-              f"trace={results[-1]['trace_flags']} errors={results[-1]['errors'][:2]} err={results[-1]['error'][:200]}")
+              f"trace={results[-1]['trace_flags']} errors={results[-1]['errors'][:2]} err={results[-1]['error'][:200]} "
+              f"harness_faults={results[-1]['harness_faults']}")
         (args.out / "redteam.partial.json").write_text(json.dumps(results, indent=1))
     return {"results": results}
 

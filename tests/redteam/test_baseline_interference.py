@@ -374,7 +374,8 @@ def test_the_stand_in_takes_the_baselines_compiled_kernels(tmp_path):
 
 def test_a_stand_in_that_dies_leaves_the_baseline_alone_with_a_note(native_task, tmp_path, monkeypatch):
     """The stand-in is the judge's own code: if it dies, the clean room times the baseline alone and
-    says so; the evaluation is not failed for it (a harness fault is never the candidate's)."""
+    says so, and that no interval carries the pair's widening; the evaluation is not failed for it (a
+    harness fault is never the candidate's)."""
     import os
     import signal
     from runner.evaluator.judge.evaluation import evaluate
@@ -388,7 +389,7 @@ def test_a_stand_in_that_dies_leaves_the_baseline_alone_with_a_note(native_task,
     candidate = _honest_candidate(tmp_path)
     ev = evaluate(native_task, candidate, "cpu", splits=("seen",), language="c", clean_room=True)
     assert ev.error is None and ev.compiled and all(c.correct for c in ev.configs), (ev.error, ev.configs)
-    assert any("stand-in failed" in n for n in ev.notes), ev.notes
+    assert any("stand-in failed" in n and "no interval is widened" in n for n in ev.notes), ev.notes
     assert any(c.baseline_clean_ms for c in ev.configs)
 
 

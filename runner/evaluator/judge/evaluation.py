@@ -412,7 +412,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             if stand_in is not None:
                 if not builds[stand_in].get("compiled"):
                     flags.append("note: the clean room's stand-in (the baseline's code in a third runner) did not "
-                                 "build (or make its clock): the clean room times the baseline alone")
+                                 "build (or make its clock): the clean room times the baseline alone, and no "
+                                 "interval is widened by how far two runner processes read apart")
                     retire(stand_in)
                     stand_in = None
                 else:
@@ -499,7 +500,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                                 raise
                             # the stand-in (trusted code) died: a harness fault, not the candidate's
                             flags.append(f"note: the clean room's stand-in failed ({str(exc)[:600]}); the clean "
-                                         "room timed the baseline alone")
+                                         "room timed the baseline alone, and no interval is widened by how far two "
+                                         "runner processes read apart")
                             judge.clean_room(baseline, evaluation.configs, chosen)
                     except (RunnerFailed, Mismatch) as exc:
                         evaluation.error = evaluation.error or f"the baseline failed its clean-room batches: {exc}"[:500]
