@@ -413,17 +413,23 @@ def test_the_stand_in_measures_how_far_two_processes_read_apart(shift, noise, ex
 def test_every_interval_is_widened_by_the_pairs_spread_on_a_gpu_only():
     from types import SimpleNamespace
     from runner.evaluator.judge import rounds
-    rows = [SimpleNamespace(speedup_ci95=[0.99, 1.01]), SimpleNamespace(speedup_ci95=None)]
+    def row(interval, offset=None, baseline_ms=1.0):
+        return SimpleNamespace(speedup_ci95=interval, baseline_offset_ms=offset, baseline_ms=baseline_ms)
+    # rows[2] and rows[3]: an applied offset's share already widened them (row_interval): 0.3 of the
+    # call beyond the pair's 0.25 (no more), 0.04 below it (only up to 0.25)
+    rows = [row([0.99, 1.01]), row(None), row([0.99, 1.01], 0.3, 1.3), row([0.99, 1.01], 0.1, 2.6)]
     judge = SimpleNamespace(kind="gpu", pair_spreads=[("a", 0.0), ("b", 0.25)], process_spread=0.0, flags=[])
     rounds.Rounds.widen_for_pairs(judge, rows)
     assert rows[0].speedup_ci95 == [round(0.99 / 1.25, 4), round(1.01 * 1.25, 4)] and rows[1].speedup_ci95 is None
+    assert rows[2].speedup_ci95 == [0.99, 1.01]
+    assert rows[3].speedup_ci95 == [round(0.99 / (1.25 / 1.04), 4), round(1.01 * (1.25 / 1.04), 4)]
     assert judge.process_spread == 0.25 and any("25.0% apart" in f and "stand-in, b)" in f for f in judge.flags)
     # an offset's spread already applied is not applied twice: only the excess widens further
     again = SimpleNamespace(kind="gpu", pair_spreads=[("b", 0.25)], process_spread=0.10, flags=[])
-    row = SimpleNamespace(speedup_ci95=[1.0, 1.0])
-    rounds.Rounds.widen_for_pairs(again, [row])
-    assert row.speedup_ci95 == [round(1.1 / 1.25, 4), round(1.25 / 1.1, 4)]
+    one = row([1.0, 1.0])
+    rounds.Rounds.widen_for_pairs(again, [one])
+    assert one.speedup_ci95 == [round(1.1 / 1.25, 4), round(1.25 / 1.1, 4)]
     cpu = SimpleNamespace(kind="cpu", pair_spreads=[("b", 0.5)], process_spread=0.0, flags=[])
-    row = SimpleNamespace(speedup_ci95=[0.9, 1.1])
-    rounds.Rounds.widen_for_pairs(cpu, [row])
-    assert row.speedup_ci95 == [0.9, 1.1] and not cpu.flags
+    one = row([0.9, 1.1])
+    rounds.Rounds.widen_for_pairs(cpu, [one])
+    assert one.speedup_ci95 == [0.9, 1.1] and not cpu.flags

@@ -437,7 +437,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                     candidate = None
             if judge.baseline_offset_ms is not None:
                 evaluation.timing_method += ("; each baseline time moved to the candidate's runner process by "
-                                             f"its offset, measured on {first.name} before the candidate was loaded")
+                                             f"its offset, measured on {first.name} before the candidate was loaded, "
+                                             "each interval widened by the offset's share of its call")
             if measure and candidate is not None:
                 timed = [(c.split, c.name) for split in splits for c in configs[split]]
                 judge.watched = set(judge.rng.sample(timed, min(policy.WATCHED_CONFIGS, len(timed))))

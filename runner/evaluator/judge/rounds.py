@@ -540,9 +540,11 @@ class Rounds:
         config, spread = max(self.pair_spreads, key=lambda p: p[1], default=(None, 0.0))
         if self.kind == "cpu" or not spread > self.process_spread:
             return
-        scale = (1.0 + spread) / (1.0 + self.process_spread)
         for row in rows:
             if row.speedup_ci95:
+                offset = row.baseline_offset_ms or 0.0
+                own = offset_share(offset, (row.baseline_ms or 0.0) - offset)   # as row_interval widened it
+                scale = (1.0 + max(spread, own)) / (1.0 + max(self.process_spread, own))
                 row.speedup_ci95 = [round(row.speedup_ci95[0] / scale, 4), round(row.speedup_ci95[1] * scale, 4)]
         self.process_spread = spread
         self.flags.append(f"note: the baseline's code read {spread:.1%} apart in two runner processes at the end of "
@@ -572,6 +574,11 @@ def pair_spread(base_rounds: list[list[float]], other_rounds: list[list[float]])
     return abs(difference) / base.time_ms
 
 
+def offset_share(offset_ms: float, baseline_own_ms: float) -> float:
+    """An applied process offset's share of the baseline's call in its own process (row_interval)."""
+    return abs(offset_ms) / baseline_own_ms if offset_ms and baseline_own_ms > 0 else 0.0
+
+
 def row_interval(row: ConfigResult, base, cand, offset_rounds=(), process_spread: float = 0.0) -> list[float] | None:
     """The 95 % interval of the row's speedup from its rounds, moved with any correction the judge
     made to the candidate's figure (its own clock, the sync gap): the interval is of the samples'
@@ -580,12 +587,17 @@ def row_interval(row: ConfigResult, base, cand, offset_rounds=(), process_spread
     measurement, and its noise is the speedup's. An offset too large to apply (`process_spread`,
     its share of the call) says the same code runs that far apart in two processes, which no
     round resamples: the interval is widened by that share on each side (an AKA noop whose calls
-    sync the host read 0.84x and 1.29x with intervals excluding 1.0; results/gpu-2026-11-29f.md)."""
+    sync the host read 0.84x and 1.29x with intervals excluding 1.0; results/gpu-2026-11-29f.md).
+    An offset applied is widened by too, by its share of this row's call: measured before the
+    candidate was loaded, it did not hold into the timing on H200 noops of 2-3 us calls (gelu:
+    +0.183 us measured, +0.076 us in the timing on the same config, 1.047x read; 15 of 32 small
+    calls' intervals held 1.0, 28 of 32 so widened; results/gpu-2026-11-30-s17.md), so the interval
+    reaches the speedup read without it."""
     offset = row.baseline_offset_ms or 0.0
     interval = timing.speedup_interval(base, cand, offset, offset_rounds=offset_rounds if offset else ())
     point = (base.time_ms + offset) / max(cand.time_ms, timing.EVENT_RESOLUTION_MS)
     if interval is None or not point > 0:
         return None
     scale = row.speedup / point
-    widen = 1.0 + max(0.0, process_spread)
+    widen = 1.0 + max(0.0, process_spread, offset_share(offset, base.time_ms))
     return [round(interval[0] * scale / widen, 4), round(interval[1] * scale * widen, 4)]
