@@ -272,7 +272,10 @@ def test_hidden_configs_are_readable_without_the_sandbox(judge, scale_task, monk
 # -- timing games --------------------------------------------------------------------------------------
 def test_outputs_memoised_by_pointer_and_rescaled(judge):
     """One scalar per tensor used to be the whole perturbation: a cached output rescaled by the
-    ratio of one input element matched it. Inputs now change element by element."""
+    ratio of one input element matched it. Inputs now change element by element. Where it is
+    caught depends on the allocator: timed repetitions reuse their buffers, and the CPU allocator
+    can also hand a config's second correctness run the first run's address (seen once in a full
+    run of session 17); either way the rescaled output is wrong."""
     v = judge(KERNEL + '''
 _cache = {}
 
@@ -286,7 +289,8 @@ def forward(x, alpha):
     _cache[key] = (x.clone(), y.clone())
     return y
 ''', measure=True)
-    assert not v.correct and any("timed" in (e or "") for e in v.errors.values()), v.errors
+    assert not v.correct and any("timed" in (e or "") or "second run" in (e or "") for e in v.errors.values()), v.errors
+    assert all("max abs error" in (e or "") or "NaN" in (e or "") for e in v.errors.values() if e), v.errors
 
 
 def test_wrong_on_the_repetitions_it_guesses_are_not_checked(judge, monkeypatch):
