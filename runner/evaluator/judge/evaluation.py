@@ -190,6 +190,10 @@ def _build(runner: RunnerClient, probe: bool = False) -> dict:
         return {"ok": False, "compiled": False, "log": str(exc)}
 
 
+# What a clean room without its stand-in leaves out, said in each note that it ran without one.
+_NO_PAIR = ", and no interval is widened by how far two runner processes read apart"
+
+
 def _build_stand_in(runner: RunnerClient, common: dict) -> dict:
     """The clean room's stand-in built, and its clock made now, beside the other runners' builds:
     made at its first batch, in the clean room, a clock (its flush buffer, the launch gate's
@@ -412,8 +416,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             if stand_in is not None:
                 if not builds[stand_in].get("compiled"):
                     flags.append("note: the clean room's stand-in (the baseline's code in a third runner) did not "
-                                 "build (or make its clock): the clean room times the baseline alone, and no "
-                                 "interval is widened by how far two runner processes read apart")
+                                 "build (or make its clock): the clean room times the baseline alone" + _NO_PAIR)
                     retire(stand_in)
                     stand_in = None
                 else:
@@ -501,8 +504,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                                 raise
                             # the stand-in (trusted code) died: a harness fault, not the candidate's
                             flags.append(f"note: the clean room's stand-in failed ({str(exc)[:600]}); the clean "
-                                         "room timed the baseline alone, and no interval is widened by how far two "
-                                         "runner processes read apart")
+                                         "room timed the baseline alone" + _NO_PAIR)
                             judge.clean_room(baseline, evaluation.configs, chosen)
                     except (RunnerFailed, Mismatch) as exc:
                         evaluation.error = evaluation.error or f"the baseline failed its clean-room batches: {exc}"[:500]
