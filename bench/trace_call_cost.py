@@ -10,8 +10,9 @@ of 25 with their batch markers and the forced flush), in a fresh child process p
 Reader draining the pipe in this process as the judge's does:
 
   off          no trace library (what e9f494d ran)
-  shipped      the library as shipped: kernels, copies and memsets, its 10 ms flusher, the end
-               marker after each call, a forced flush after each batch
+  shipped      the library as shipped: kernels, copies and memsets, its 10 ms flusher held off
+               during each batch, the end marker after each call, a forced flush after each batch
+  unheld       shipped, with the flusher asking through the batches too (as shipped until session 18)
   no-marker    shipped, without the end marker's launch after each call
   no-forced    shipped, without the forced flush after each batch (the flusher's period only)
   kernels      a variant of the library recording kernels only (no copy or memset records)
@@ -39,7 +40,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-MODES = ("off", "shipped", "no-marker", "no-forced", "kernels", "no-flusher")
+MODES = ("off", "shipped", "unheld", "no-marker", "no-forced", "kernels", "no-flusher")
 PER_BATCH = 25
 # The variants' edits of the shipped source: each must match exactly once, or the bench stops.
 VARIANTS = {
@@ -66,6 +67,8 @@ def child(mode: str, batches: int) -> None:
     walls, samples = [], []
     for b in range(batches + 2):                                # the first two: warm-up
         started = time.perf_counter()
+        if mode != "unheld":
+            devtrace.hold_in_runner(True)
         clock.mark_batch()
         for i in range(PER_BATCH):
             protocol.perturbed(base, protocol.repetition_seed(1000 + b, i), out=work, scratch=scratch,
@@ -80,6 +83,7 @@ def child(mode: str, batches: int) -> None:
         clock._sync()
         if mode != "no-forced":
             devtrace.flush_in_runner()
+        devtrace.hold_in_runner(False)
         if b >= 2:
             walls.append((time.perf_counter() - started) * 1000.0 / PER_BATCH)
     print(json.dumps({"wall_ms_per_call": statistics.median(walls), "wall_ms_spread": [min(walls), max(walls)],

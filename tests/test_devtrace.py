@@ -1018,3 +1018,71 @@ def test_a_flush_record_that_did_not_run_where_a_flush_runs_is_no_flush():
         assert any(f.startswith("l2_flush: in 12 of 12") for f in found), (what, found)
     base = [b for b, _ in moved_flush([(b, []) for b in baseline_batches()], changes["another stream"])]
     assert devtrace.flush_of(base) is None           # a baseline whose own flush breaks the order: no rule
+
+
+# A stand-in for libcupti with the entries the library calls: every flush counted by its flag.
+_STUB_CUPTI = r"""
+#include <cupti.h>
+static int periodic, forced;
+CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc a, CUpti_BuffersCallbackCompleteFunc b) { return CUPTI_SUCCESS; }
+CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) { return CUPTI_SUCCESS; }
+CUptiResult cuptiActivityGetNextRecord(uint8_t *b, size_t n, CUpti_Activity **r) { return CUPTI_ERROR_MAX_LIMIT_REACHED; }
+CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext c, uint32_t s, size_t *d) { *d = 0; return CUPTI_SUCCESS; }
+CUptiResult cuptiActivityFlushAll(uint32_t flag) { __atomic_add_fetch(flag ? &forced : &periodic, 1, __ATOMIC_RELAXED); return CUPTI_SUCCESS; }
+CUptiResult cuptiGetVersion(uint32_t *v) { *v = 0; return CUPTI_SUCCESS; }
+CUptiResult cuptiGetResultString(CUptiResult r, const char **s) { *s = "stub"; return CUPTI_SUCCESS; }
+int stub_periodic(void) { return __atomic_load_n(&periodic, __ATOMIC_RELAXED); }
+"""
+
+_HOLD_PROBE = r"""
+import ctypes, os, sys, time
+stub = ctypes.CDLL(sys.argv[1], mode=ctypes.RTLD_GLOBAL)
+library = ctypes.CDLL(sys.argv[2])
+library.InitializeInjection()
+
+def flushes_over(seconds):
+    before = stub.stub_periodic()
+    time.sleep(seconds)
+    return stub.stub_periodic() - before
+
+free = flushes_over(0.2)
+library.gauntlet_devtrace_hold(1)
+held = flushes_over(0.2)
+library.gauntlet_devtrace_hold(0)
+released = flushes_over(0.2)
+library.gauntlet_devtrace_hold(1)          # never released: it lapses
+time.sleep(2.0)
+lapsed = flushes_over(0.2)
+print(free, held, released, lapsed)
+"""
+
+
+def test_a_timed_batch_holds_the_periodic_flush_and_the_hold_lapses(tmp_path):
+    """The library's flusher asks CUPTI for records every 10 ms, except while the runner's timed
+    batch holds it (its asks cost each traced call host time on an H200); a hold never released (a
+    runner killed mid-batch, or a candidate's call) lapses after HOLD_MAX_MS. The real library,
+    built from its source, against a stand-in libcupti that counts the asks."""
+    dirs = devtrace._cupti_dirs()
+    if not dirs:
+        pytest.skip("no CUPTI headers on this machine (the CUDA toolkit is installed by scripts/install.sh on CI)")
+    include = dirs[0][0]
+    stub_dir = tmp_path / "stub"
+    stub_dir.mkdir()
+    (stub_dir / "stub.c").write_text(_STUB_CUPTI)
+    stub = stub_dir / "libcupti.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-I", str(include), str(stub_dir / "stub.c"), "-o", str(stub)],
+                   check=True, capture_output=True)
+    library = tmp_path / "libgauntlet_devtrace.so"
+    devtrace.compile_library(devtrace.SOURCE, library, "cc", include, stub_dir)
+    read_fd, write_fd = os.pipe()
+    try:
+        out = subprocess.run([sys.executable, "-c", _HOLD_PROBE, str(stub), str(library)], capture_output=True,
+                             text=True, timeout=60, pass_fds=(write_fd,),
+                             env={**os.environ, "GAUNTLET_DEVTRACE_FD": str(write_fd)})
+    finally:
+        os.close(write_fd)
+        os.close(read_fd)
+    assert out.returncode == 0, out.stderr
+    free, held, released, lapsed = map(int, out.stdout.split())
+    assert free >= 5 and released >= 5 and lapsed >= 5, out.stdout      # every 10 ms: ~20 in 0.2 s
+    assert held == 0, out.stdout

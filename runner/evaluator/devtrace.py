@@ -830,17 +830,30 @@ def runner_env(library: Path, write_fd: int) -> dict:
     return {LIBRARY_ENV: str(library), FD_ENV: str(write_fd)}
 
 
-def flush_in_runner() -> None:
-    """In the runner, after a batch: ask the library to hand over what it holds (its flush period
-    does the same within milliseconds; a candidate that stops this only delays it)."""
+def _in_runner(function: str, *args) -> None:
+    """Call one of the library's own functions in this runner process (the driver loaded it)."""
     path = os.environ.get(LIBRARY_ENV)
     if not path or FD_ENV not in os.environ:
         return
     import ctypes
     try:
-        ctypes.CDLL(path).gauntlet_devtrace_flush()
+        getattr(ctypes.CDLL(path), function)(*args)
     except (OSError, AttributeError) as exc:
-        print(f"runner: devtrace flush: {exc}", file=sys.stderr)
+        print(f"runner: devtrace {function}: {exc}", file=sys.stderr)
+
+
+def flush_in_runner() -> None:
+    """In the runner, after a batch: ask the library to hand over what it holds (its flush period
+    does the same within milliseconds; a candidate that stops this only delays it)."""
+    _in_runner("gauntlet_devtrace_flush")
+
+
+def hold_in_runner(on: bool) -> None:
+    """In the runner, around a timed batch: the library's periodic flush waits until the batch
+    ends (at most devtrace_inject.c's HOLD_MAX_MS); its asks cost each timed call host time. The
+    batch's forced flush (flush_in_runner) hands its records over; a candidate that holds it only
+    delays them."""
+    _in_runner("gauntlet_devtrace_hold", int(on))
 
 
 def active_in_runner() -> bool:
