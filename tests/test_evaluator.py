@@ -411,6 +411,7 @@ def test_an_offset_beyond_the_limit_is_measured_and_not_applied(tasks_root, tmp_
     two processes' own times. (Limit 0 here: the CPU's offsets are noise of any size.)"""
     from runner.evaluator.judge import policy
     monkeypatch.setitem(policy.PROCESS_OFFSET_LIMIT, "cpu", -1.0)
+    monkeypatch.setattr(policy, "PROCESS_OFFSET_MAX_MS", -1.0)     # nor the plain medians' agreement
     ev = evaluate_source(tasks_root, tmp_path, (tasks_root / SCALE / "solution" / "kernel.py").read_text(),
                          splits=("seen",), process_offset=True)
     assert ev.correct("seen") and all(c.speedup for c in ev.configs)
@@ -419,6 +420,37 @@ def test_an_offset_beyond_the_limit_is_measured_and_not_applied(tasks_root, tmp_
     assert any("every interval is widened by" in f for f in ev.notes), ev.notes
     assert all(abs(c.speedup - c.baseline_ms / c.candidate_ms) <= 1e-9 * c.speedup for c in ev.configs)
     assert "before the candidate was loaded" not in ev.timing_method
+
+
+def test_an_offset_beyond_the_limit_applies_where_the_plain_medians_agree(tasks_root, tmp_path, monkeypatch):
+    """Beyond the limit, an offset the two processes' plain medians also read is applied (here the
+    agreement allowed any size: the wiring, not the figures, which are the CPU's noise)."""
+    from runner.evaluator.judge import policy
+    monkeypatch.setitem(policy.PROCESS_OFFSET_LIMIT, "cpu", -1.0)
+    monkeypatch.setattr(policy, "PROCESS_OFFSET_AGREE", float("inf"))
+    monkeypatch.setattr(policy, "PROCESS_OFFSET_MAX_MS", float("inf"))
+    ev = evaluate_source(tasks_root, tmp_path, (tasks_root / SCALE / "solution" / "kernel.py").read_text(),
+                         splits=("seen",), process_offset=True)
+    assert ev.correct("seen")
+    assert all(c.baseline_offset_ms is not None for c in ev.configs if c.speedup)
+    assert not any("was not applied" in f for f in ev.notes), ev.notes
+    assert "before the candidate was loaded" in ev.timing_method
+
+
+@pytest.mark.parametrize("record, offset, applies", [
+    ({"baseline_ms": 0.030, "plain_ms": [0.030, 0.0303]}, 0.0003, True),            # 1 %: within the limit
+    ({"baseline_ms": 0.005116, "plain_ms": [0.005108, 0.005664]}, 0.000542, True),  # cumsum, H200: 10.6 %, plain agrees
+    ({"baseline_ms": 0.600, "plain_ms": [0.600, 0.6036]}, 0.081, False),            # fused_moe: 13.5 %, plain 0.6 %
+    ({"baseline_ms": 0.005, "plain_ms": [0.005, 0.0050]}, 0.0008, False),           # 16 %, plain reads nothing
+    ({"baseline_ms": 0.010, "plain_ms": [0.010, 0.0126]}, 0.0025, False),           # agrees, but 2.5 us: no launch cost
+    ({"baseline_ms": 0.005, "plain_ms": [0.005, 0.0044]}, 0.0006, False),           # the plain medians the other way
+    ({"baseline_ms": 0.0, "plain_ms": [0.0, 0.0]}, 0.0, False),
+])
+def test_which_offsets_apply(record, offset, applies):
+    """rounds.offset_applies: within policy.PROCESS_OFFSET_LIMIT of its call, or the plain medians
+    read the same shift within PROCESS_OFFSET_AGREE and it is at most PROCESS_OFFSET_MAX_MS."""
+    from runner.evaluator.judge.rounds import offset_applies
+    assert offset_applies(record, offset, 0.10) is applies
 
 
 @pytest.mark.parametrize("spread", [0.0, 0.137])

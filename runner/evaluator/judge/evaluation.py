@@ -23,7 +23,7 @@ from runner.evaluator.isolation import Isolation, IsolationError, choose, hiding
 from runner.evaluator.judge import roofline, static_checks
 from runner.evaluator.judge import policy
 from runner.evaluator.judge.config_judge import Judge, Phases
-from runner.evaluator.judge.rounds import trace_record
+from runner.evaluator.judge.rounds import offset_applies, trace_record
 from runner.evaluator.judge.runners import RunnerClient, RunnerFailed, close_all, wait_gone
 from runner.evaluator.judge.values import Mismatch, TaskBroken, as_tuple, clone_args, config_seed, device_kind
 from runner.results.result import MAX_SPEEDUP, ConfigResult, Evaluation
@@ -339,15 +339,17 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                         offset = judge.process_offset(baseline, runner, first)
                     fraction = policy.PROCESS_OFFSET_LIMIT[device_kind(device)]
                     share = abs(offset) / max(judge.offset_record["baseline_ms"], 1e-9)   # of the call it was measured on
-                    judge.baseline_offset_ms = offset if share <= fraction else None
-                    if judge.baseline_offset_ms is None:
+                    applies = offset_applies(judge.offset_record, offset, fraction)
+                    judge.baseline_offset_ms = offset if applies else None
+                    if not applies:
                         judge.process_spread = share
                         flags.append(f"note: the process offset ({offset * 1000:.2f} us on {first.name}) was not "
-                                     f"applied: more than {fraction:.0%} of the "
-                                     "baseline's time there is no per-launch cost (a call whose level changes "
-                                     "between rounds); baseline times are from the baseline's own process, "
-                                     f"and every interval is widened by {judge.process_spread:.1%} on each side "
-                                     "(the same code read that far apart in two processes)")
+                                     f"applied: more than {fraction:.0%} of the baseline's time there, and the "
+                                     "two processes' plain medians did not read the same shift (or it is over "
+                                     f"{policy.PROCESS_OFFSET_MAX_MS * 1000:g} us): no per-launch cost (a call whose "
+                                     "level changes between rounds); baseline times are from the baseline's own "
+                                     f"process, and every interval is widened by {judge.process_spread:.1%} on each "
+                                     "side (the same code read that far apart in two processes)")
                 except (RunnerFailed, Mismatch) as exc:
                     judge.baseline_offset_ms = None
                     flags.append(f"note: the process offset was not measured ({str(exc)[:200]}); "
