@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Does where a kernel's *own* allocations sit move its time? (issue 30, requirement 5)
+
+Session 18's triton2triton noops on an H200 (results/gpu-2026-11-30-s18.md): scatter_add's
+rows3001-n1-dim1000 (37 us, a 12 MB copy) read 1.117x, its 95 % interval excluding 1.0: the
+baseline's runner ran the same code 10 % slower than both the candidate's runner and the clean
+room's stand-in, in every round. cumsum read 0.90x on 5-8 us calls, gelu and mish 1.04x on 10 us.
+The judge's arena (runner/evaluator/arena.py) puts each round's inputs at one place for both
+kernels, but these kernels allocate their outputs themselves (`torch.empty_like`), from each
+runner's own caching allocator, at a place that process's history chose.
+
+This times each task's baseline kernel on one config, in one process, with its output placed at
+`--places` offsets (4 KiB-aligned, drawn over 64 MiB of one allocation) and with the allocator's
+own choice after `--places` different padding allocations; each point the median of `--calls`
+cold-L2 calls (256 MB read before each, CUDA events around the call). A spread across places far
+beyond the spread of one place measured twice says the output's placement moves the time; then
+the arena should also hold what a kernel allocates while it is timed.
+
+    python3 bench/placement_probe.py [--json out.json] [--places 16] [--calls 30]
+
+GPU only (torch, triton).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+CASES = [("triton2triton/scatter_add", "rows3001-n1-dim1000"), ("triton2triton/cumsum", "rows4096-cols512"),
+         ("triton2triton/gelu", "n2999999"), ("triton2triton/mish", "n3000017")]
+ARENA_BYTES = 64 << 20
+PAGE = 4096
+
+
+def _load(task_id: str, config_name: str):
+    import importlib.util
+    from runner.evaluator.judge.evaluation import import_reference
+    from runner.tasks.task import load_task
+    task = load_task(ROOT / "tasks" / task_id)
+    config = next(c for split in ("seen", "unseen") for c in task.configs(split) if c.name == config_name)
+    reference = import_reference(task.reference)
+    spec = importlib.util.spec_from_file_location("probe_kernel", task.files[task.entry])
+    kernel = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kernel)
+    return task, config, reference, kernel
+
+
+def _timer():
+    import torch
+    flush = torch.ones(256 << 18, dtype=torch.int32, device="cuda")     # 256 MB
+    sink = torch.zeros((), dtype=torch.int64, device="cuda")
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def median_us(fn, calls: int) -> float:
+        times = []
+        for _ in range(calls + 3):
+            torch.sum(flush, 0, dtype=torch.int64, out=sink)
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end) * 1000.0)
+        return statistics.median(times[3:])
+    return median_us
+
+
+def probe(task_id: str, config_name: str, places: int, calls: int, rng: random.Random) -> dict:
+    import torch
+    task, config, reference, kernel = _load(task_id, config_name)
+    gen = torch.Generator().manual_seed(1234)
+    args = list(reference.make_inputs(dict(config.params), gen, "cuda"))
+    median_us = _timer()
+    symbol = getattr(kernel, task.symbol)
+    symbol(*args)                                   # compile
+    torch.cuda.synchronize()
+    arena = torch.empty(ARENA_BYTES, dtype=torch.uint8, device="cuda")
+    real_empty_like = torch.empty_like
+    offset = [0]
+
+    def placed_empty_like(x, *a, **k):              # the output at arena + offset[0]
+        nbytes = x.numel() * x.element_size()
+        if nbytes + offset[0] > ARENA_BYTES or a or k or not x.is_contiguous():
+            return real_empty_like(x, *a, **k)
+        return arena[offset[0]:offset[0] + nbytes].view(x.dtype).view(x.shape)
+
+    def time_at(off: int) -> float:
+        offset[0] = off
+        torch.empty_like = placed_empty_like
+        try:
+            return median_us(lambda: symbol(*args), calls)
+        finally:
+            torch.empty_like = real_empty_like
+
+    top = ARENA_BYTES - (1 << 24)
+    offsets = [rng.randrange(0, top // PAGE) * PAGE for _ in range(places)]
+    placed = [time_at(off) for off in offsets]
+    again = [time_at(off) for off in offsets]       # the same places, a second time
+    own = []
+    pads = []
+    for k in range(places):                         # the allocator's own choice, its history moved
+        torch.cuda.empty_cache()                    # the output's cached block goes back, the pads move the next
+        pads.append(torch.empty((k + 1) * (3 << 20) + rng.randrange(1, 1 << 20), dtype=torch.uint8, device="cuda"))
+        own.append(median_us(lambda: symbol(*args), calls))
+    del pads
+
+    def spread(xs):
+        return (max(xs) - min(xs)) / statistics.median(xs)
+    repeat = statistics.median(abs(a - b) / b for a, b in zip(again, placed))
+    return {"task": task_id, "config": config_name, "placed_us": placed, "placed_again_us": again, "offsets": offsets,
+            "own_us": own, "placed_spread": spread(placed), "own_spread": spread(own),
+            "same_place_median_diff": repeat}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--places", type=int, default=16)
+    ap.add_argument("--calls", type=int, default=30)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args(argv)
+    rng = random.Random(18)
+    rows = []
+    for task_id, config in CASES:
+        row = probe(task_id, config, args.places, args.calls, rng)
+        rows.append(row)
+        print(f"{task_id:28s} {config:22s} placed {min(row['placed_us']):7.2f}-{max(row['placed_us']):7.2f} us "
+              f"(spread {row['placed_spread']:.1%}; the same place again: median {row['same_place_median_diff']:.2%} "
+              f"apart); allocator's own {min(row['own_us']):7.2f}-{max(row['own_us']):7.2f} us "
+              f"(spread {row['own_spread']:.1%})", flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The next session's GPU call 1 (written 2026-11-30, session 18), on one H200 (nvidia-h200) or an
+# H100. Copy it into that session's record folder with this folder's headline-standin.jsonl;
+# carry .whl, .carry, .aka.
+#  1. bench/placement_probe.py: does where a kernel's own output sits move its time? (session 18's
+#     triton2triton noops: scatter_add's 37 us rows3001-n1-dim1000 read 1.117x, the baseline's
+#     runner 10 % slower than the candidate's and the stand-in's in every round; cumsum 0.90x,
+#     gelu and mish 1.04x). A spread across places far beyond one place measured twice says the
+#     arena should also hold what a kernel allocates while it is timed;
+#  2. what time is left: the headline ledger (19 of 94 oracles left).
+set -uo pipefail
+. bench/gpu_env.sh || exit 1
+L=/tmp/n1; mkdir -p $L
+D=$(dirname "$0")
+record_env
+timeout $(left 575 150) python3 -u bench/placement_probe.py --json $OUT/placement_probe.json > $L/pp.txt 2>&1
+echo "placement_probe rc=$? at ${SECONDS}s"; cat $L/pp.txt | cut -c1-400
+cp $D/headline-standin.jsonl $OUT/
+timeout $(left 575 575) python3 -u bench/judge_gpu.py fidelity --out $L/head --suite headline \
+  --ledger $OUT/headline-standin.jsonl > $L/head.txt 2>&1
+echo "headline rc=$? at ${SECONDS}s"; grep -hE "^\S+/\S+ +(oracle|noop)" $L/head.txt | cut -c1-300
+tar czf $OUT/records.tgz -C /tmp n1 2>/dev/null; echo "wall ${SECONDS}s"
