@@ -1046,14 +1046,15 @@ def flushes_over(seconds):
     return stub.stub_periodic() - before
 
 free = flushes_over(0.2)
-library.gauntlet_devtrace_hold(1)
+library.gauntlet_devtrace_hold(1)          # returns once a flush under way is done
 held = flushes_over(0.2)
 library.gauntlet_devtrace_hold(0)
 released = flushes_over(0.2)
-library.gauntlet_devtrace_hold(1)          # never released: it lapses
-time.sleep(2.0)
+library.gauntlet_devtrace_hold(1)          # never released: it lapses after 2 s
+still = flushes_over(1.5)
+time.sleep(0.7)
 lapsed = flushes_over(0.2)
-print(free, held, released, lapsed)
+print(free, held, released, still, lapsed)
 """
 
 
@@ -1063,8 +1064,8 @@ def test_a_timed_batch_holds_the_periodic_flush_and_the_hold_lapses(tmp_path):
     runner killed mid-batch, or a candidate's call) lapses after HOLD_MAX_MS. The real library,
     built from its source, against a stand-in libcupti that counts the asks."""
     dirs = devtrace._cupti_dirs()
-    if not dirs:
-        pytest.skip("no CUPTI headers on this machine (the CUDA toolkit is installed by scripts/install.sh on CI)")
+    if not dirs or not shutil.which("cc"):
+        pytest.skip("no CUPTI headers or C compiler on this machine (scripts/install.sh installs both on CI)")
     include = dirs[0][0]
     stub_dir = tmp_path / "stub"
     stub_dir.mkdir()
@@ -1083,6 +1084,6 @@ def test_a_timed_batch_holds_the_periodic_flush_and_the_hold_lapses(tmp_path):
         os.close(write_fd)
         os.close(read_fd)
     assert out.returncode == 0, out.stderr
-    free, held, released, lapsed = map(int, out.stdout.split())
+    free, held, released, still, lapsed = map(int, out.stdout.split())
     assert free >= 5 and released >= 5 and lapsed >= 5, out.stdout      # every 10 ms: ~20 in 0.2 s
-    assert held == 0, out.stdout
+    assert held == 0 and still == 0, out.stdout

@@ -400,6 +400,9 @@ def test_the_offset_diagnosis_probes_every_config_and_applies_the_quickest_alone
     lines = [json.loads(line) for line in trace.read_text().splitlines()]
     probes = [d["config"] for d in lines if d.get("probe")]
     record = [d for d in lines if "process_offset" in d][-1]
+    from runner.evaluator import protocol    # each runner's first timed batch, part by part, in the phases
+    for role in ("baseline", "candidate"):
+        assert all(f"({role} runner: first batch: {part})" in record["phases_s"] for part in protocol.FIRST_BATCH_PARTS)
     configs = [c.name for c in load_task(tasks_root / SCALE, tasks_root).configs("seen")]
     assert sorted(probes) == sorted(configs) and probes[-1] == record["process_offset"]["config"]
     assert record["baseline_offset_ms"] == record["process_offset"]["probe_ms"] - record["process_offset"]["baseline_ms"]
@@ -444,13 +447,18 @@ def test_an_offset_beyond_the_limit_applies_where_the_plain_medians_agree(tasks_
     ({"baseline_ms": 0.005, "plain_ms": [0.005, 0.0050]}, 0.0008, False),           # 16 %, plain reads nothing
     ({"baseline_ms": 0.010, "plain_ms": [0.010, 0.0126]}, 0.0025, False),           # agrees, but 2.5 us: no launch cost
     ({"baseline_ms": 0.005, "plain_ms": [0.005, 0.0044]}, 0.0006, False),           # the plain medians the other way
-    ({"baseline_ms": 0.0, "plain_ms": [0.0, 0.0]}, 0.0, False),
+    ({"baseline_ms": 0.005, "plain_ms": [0.0056, 0.005]}, -0.0006, True),           # faster, both ways: applied
+    ({"baseline_ms": 0.005}, 0.0006, False),                                         # no plain medians to agree
+    ({"baseline_ms": 0.010, "plain_ms": [0.010, 0.012]}, 0.002, True),              # 2 us, 20 %: at both edges
+    ({"baseline_ms": 0.004, "plain_ms": [0.004, 0.0050]}, 0.001, False),            # 25 % of its call: beyond any launch cost
+    ({"baseline_ms": 0.0, "plain_ms": [0.0, 0.0]}, 0.0, True),                      # nothing to apply: within any limit
 ])
 def test_which_offsets_apply(record, offset, applies):
     """rounds.offset_applies: within policy.PROCESS_OFFSET_LIMIT of its call, or the plain medians
     read the same shift within PROCESS_OFFSET_AGREE and it is at most PROCESS_OFFSET_MAX_MS."""
     from runner.evaluator.judge.rounds import offset_applies
     assert offset_applies(record, offset, 0.10) is applies
+    assert offset_applies(record, offset, float("inf"))       # the CPU: no limit
 
 
 @pytest.mark.parametrize("spread", [0.0, 0.137])

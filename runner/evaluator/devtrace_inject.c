@@ -122,30 +122,34 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t
     free(buffer);
 }
 
-/* CUPTI's own flush period (cuptiActivityFlushPeriod) handed over nothing on an H200 in 0.5 s
- * (bench/devtrace_cost.py, results/gpu-2026-11-28c.md): only an explicit flush did. So a thread
- * of the library's asks every FLUSH_PERIOD_MS for the buffers whose records are complete (CUPTI's
- * default flush, made for this), and records reach the judge even from a runner that is killed,
- * or that never asks (a process the runner started). */
 static int64_t now_ms(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-/* Until when (CLOCK_MONOTONIC ms) the flusher stays quiet: a timed batch's span. On an H200 a
- * traced timed call cost the host +231 us with the flusher asking every 10 ms during the batch,
- * +113 us without it (bench/trace_call_cost.py, results/gpu-2026-11-30-s17.md); the batch's own
- * forced flush at its end hands over its records either way. */
-static volatile int64_t hold_until_ms;
+/* Until when (CLOCK_MONOTONIC ms) the flusher stays quiet: a timed batch's first HOLD_MAX_MS. On
+ * an H200 a traced timed call cost the host +299 us with the flusher asking every 10 ms through the
+ * batch, +98 us held (bench/trace_call_cost.py, results/gpu-2026-11-30-s18.md); the batch's own
+ * forced flush at its end hands over its records either way. `flushing` is held around each of the
+ * flusher's asks, so that a hold waits out one already under way. */
+static int64_t hold_until_ms;
+static pthread_mutex_t flushing = PTHREAD_MUTEX_INITIALIZER;
 
+/* CUPTI's own flush period (cuptiActivityFlushPeriod) handed over nothing on an H200 in 0.5 s
+ * (bench/devtrace_cost.py, results/gpu-2026-11-28c.md): only an explicit flush did. So a thread
+ * of the library's asks every FLUSH_PERIOD_MS for the buffers whose records are complete (CUPTI's
+ * default flush, made for this), and records reach the judge even from a runner that is killed,
+ * or that never asks (a process the runner started). */
 static void *flusher(void *unused) {
     (void)unused;
     struct timespec period = {0, FLUSH_PERIOD_MS * 1000000L};
     for (;;) {
         nanosleep(&period, NULL);
+        pthread_mutex_lock(&flushing);
         if (now_ms() >= __atomic_load_n(&hold_until_ms, __ATOMIC_RELAXED))
             cuptiActivityFlushAll(0);
+        pthread_mutex_unlock(&flushing);
     }
     return NULL;
 }
@@ -183,7 +187,7 @@ int InitializeInjection(void) {
     return 1;
 }
 
-/* The runner asks for this after each timed batch (a shortcut: the flush period delivers anyway). */
+/* The runner asks for this after each timed batch (outside a hold the flush period delivers anyway). */
 void gauntlet_devtrace_flush(void) {
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
@@ -192,4 +196,8 @@ void gauntlet_devtrace_flush(void) {
  * when the runner's forced flush hands over the batch. Whoever calls it only delays records. */
 void gauntlet_devtrace_hold(int on) {
     __atomic_store_n(&hold_until_ms, on ? now_ms() + HOLD_MAX_MS : 0, __ATOMIC_RELAXED);
+    if (on) { /* a flush under way ends before the batch starts */
+        pthread_mutex_lock(&flushing);
+        pthread_mutex_unlock(&flushing);
+    }
 }

@@ -491,7 +491,7 @@ class Runner:
         from runner.evaluator.build import poison
         from runner.evaluator.guard import LaunchCounter, StreamWatch, foreign_work
         # A fresh process's one-time costs land in its first batch (the clean room's stand-in: 0.5 s
-        # of its warm-up on an H200): the parts of that batch's first call, as a record.
+        # of its warm-up on an H200): that batch's parts (protocol.FIRST_BATCH_PARTS), as a record.
         stamps = [("entered", time.perf_counter())] if self.first_batch else None
         clock = self._clock(msg)
         if msg.get("pad_ms") is not None and hasattr(clock, "set_pad"):
@@ -505,8 +505,6 @@ class Runner:
         elif self.device != "cpu" and self.replay is None:
             self._move_buffers()
         call = self._call_fn()
-        if stamps:
-            stamps.append(("setup", time.perf_counter()))
         if msg.get("empty"):
             # The judge's floor for the harness's own steps (ConfigJudge._harness_floor): every step
             # of a timed call around a call that launches nothing, its outputs one untimed call's.
@@ -514,6 +512,8 @@ class Runner:
             self.sync()
             call = lambda: made        # noqa: E731
         self._spacer = None
+        if stamps:
+            stamps.append(("setup", time.perf_counter()))
         launched = [False]
 
         def fn():          # Triton launches counted around the kernel's call alone (not the clock's own)
@@ -530,11 +530,11 @@ class Runner:
         self.kept = []
         no_launch = 0
         gc.collect(1)         # a full collection costs ~0.1 s with torch loaded; young garbage is what piles up
-        gc.disable()
-        if traced:
-            hold_in_runner(True)
-            clock.mark_batch()
         try:
+            gc.disable()
+            if traced:
+                hold_in_runner(True)
+                clock.mark_batch()
             for i in range(n):
                 if stamps and i == 0:
                     stamps.append(("gc and trace marks", time.perf_counter()))
@@ -588,10 +588,12 @@ class Runner:
             gc.enable()
             if traced:
                 flushed = time.perf_counter()
-                clock.mark_batch()
-                self.sync()
-                flush_in_runner()
-                hold_in_runner(False)
+                try:
+                    clock.mark_batch()
+                    self.sync()
+                    flush_in_runner()
+                finally:
+                    hold_in_runner(False)
                 flush_ms = (time.perf_counter() - flushed) * 1000.0
         if no_launch:
             self.findings.append(f"no_kernel_launch: {no_launch} of {n} timed calls launched no Triton kernel")

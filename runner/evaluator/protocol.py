@@ -54,6 +54,8 @@ ALLOWED_ATEN = frozenset({
 MAX_MESSAGE = 1 << 20          # a reply larger than this is a protocol violation
 MAX_FDS = 64
 PERTURBATION = 0.125           # per element: x * (1 + delta * u), u uniform in [-1, 1)
+# The parts of a runner's first timed batch it reports in `first_batch_ms` (the judge's phases).
+FIRST_BATCH_PARTS = ("setup", "gc and trace marks", "refill", "call", "check and digest", "other calls and flush")
 SEED_STRIDE = 1_000_003
 
 

@@ -66,10 +66,12 @@ PROCESS_OFFSET = {"gpu": True, "cpu": False}
 # times mean nothing (the tests run the offset's mechanics there).
 PROCESS_OFFSET_LIMIT = {"gpu": 0.10, "cpu": float("inf")}
 # Beyond that limit an offset still applies when the two processes' plain medians read the same
-# shift within this share of the call, and it is at most this many ms (rounds.offset_applies): the
-# largest per-launch offsets read are 0.5-0.9 us (triton2triton/cumsum on an H200, AKA's ep_scatter_1).
+# shift within this share of the call, and it is at most this many ms and this share of the call
+# (rounds.offset_applies): the largest per-launch offsets read are 0.5-0.9 us, 10.6-13 % of their
+# calls (triton2triton/cumsum on an H200, AKA's ep_scatter_1).
 PROCESS_OFFSET_AGREE = 0.02
 PROCESS_OFFSET_MAX_MS = 0.002
+PROCESS_OFFSET_AGREED_LIMIT = 0.20
 # The arena (arena.py): each round's timed inputs and harness-made outputs at one place in one
 # judge-owned allocation for both kernels. On a GPU where it can be made; on the CPU only when asked
 # (times mean nothing there; the test suite runs the mechanism).

@@ -578,20 +578,21 @@ def offset_applies(record: dict, offset_ms: float, limit: float) -> bool:
     """Whether a measured process offset is a per-launch cost of the candidate's process, to be
     added to every baseline time: within `limit` of the baseline's call where it was measured; or,
     beyond it, when the two processes' plain medians read the same shift (within
-    policy.PROCESS_OFFSET_AGREE of that call) and it is at most policy.PROCESS_OFFSET_MAX_MS.
+    policy.PROCESS_OFFSET_AGREE of that call), and it is at most policy.PROCESS_OFFSET_MAX_MS and
+    policy.PROCESS_OFFSET_AGREED_LIMIT of the call (both figures come from the same samples: their
+    agreement rules out a level that changes between rounds, not every error).
     AKA's fused_moe offsets (13.5 % and 22 % of 0.6-2.2 ms calls that sync the host) were 0.6 % and
     6 % in the plain medians: the level of a call that changes between rounds, not a process's
     cost. triton2triton/cumsum's 0.54 us on its 5.1 us call (10.6 %) was 0.56 us in the plain
     medians too, and its noop read 0.90-0.99x on every config by that same 0.5-0.6 us a call when it
     was left off (results/gpu-2026-11-30-s18.md)."""
     baseline_ms = record.get("baseline_ms") or 0.0
-    if baseline_ms <= 0:
-        return False
-    share = offset_ms / baseline_ms
+    share = offset_ms / max(baseline_ms, 1e-9)
     if abs(share) <= limit:
         return True
     plain = record.get("plain_ms") or []
-    if len(plain) != 2 or abs(offset_ms) > policy.PROCESS_OFFSET_MAX_MS:
+    if (baseline_ms <= 0 or len(plain) != 2 or abs(offset_ms) > policy.PROCESS_OFFSET_MAX_MS
+            or abs(share) > policy.PROCESS_OFFSET_AGREED_LIMIT):
         return False
     return abs(share - (plain[1] - plain[0]) / baseline_ms) <= policy.PROCESS_OFFSET_AGREE
 

@@ -70,8 +70,6 @@ def _running(pid: int) -> bool:
 
 
 _STOPPED = ("T", "t", "Z", "X", "x")
-# The parts of a runner's first timed batch it reports (kernel_runner.Runner.time), kept as phases.
-FIRST_BATCH_PARTS = ("setup", "gc and trace marks", "refill", "call", "check and digest", "other calls and flush")
 _ENDED = ("Z", "X", "x")
 _HAS_CHILDREN_LISTS = os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
 
@@ -245,9 +243,9 @@ class RunnerClient:
             part = reply.get(key)
             if isinstance(part, (int, float)) and 0 <= part < 1e9:
                 self.op_seconds[phase] += float(part) / 1000.0
-        first = reply.get("first_batch_ms")         # the parts of the runner's first timed batch
-        if isinstance(first, dict):
-            for part in FIRST_BATCH_PARTS:
+        first = reply.get("first_batch_ms")         # the parts of the runner's first timed batch, once
+        if isinstance(first, dict) and not any(k.startswith("first batch: ") for k in self.op_seconds):
+            for part in protocol.FIRST_BATCH_PARTS:
                 value = first.get(part)
                 if isinstance(value, (int, float)) and 0 <= value < 1e9:
                     self.op_seconds[f"first batch: {part}"] += float(value) / 1000.0
