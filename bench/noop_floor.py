@@ -29,7 +29,7 @@ def configs(folders: list[Path]) -> list[dict]:
             task = path.name.removeprefix("fid-").rsplit("-noop-", 1)[0].replace("_", "/", 1)
             for row in verdict.get("configs", []):
                 if isinstance(row.get("speedup"), (int, float)) and isinstance(row.get("baseline_ms"), (int, float)):
-                    found.append({"task": task, "config": row["config"], "baseline_ms": row["baseline_ms"],
+                    found.append({"task": task, "file": str(path), "config": row["config"], "baseline_ms": row["baseline_ms"],
                                   "speedup": row["speedup"], "ci95": row.get("speedup_ci95"),
                                   "flags": verdict.get("flags", [])})
     return found
@@ -48,7 +48,7 @@ def summary(rows: list[dict]) -> dict:
             "beyond_limit": sum(abs(r["speedup"] - 1.0) > LIMIT for r in rows),
             "intervals": len(intervals), "holding_1": sum(lo <= 1.0 <= hi for lo, hi in intervals),
             "median_width": statistics.median(hi - lo for lo, hi in intervals) if intervals else None,
-            "flagged_evaluations": len({r["task"] for r in rows if r["flags"]})}
+            "flagged_evaluations": len({r["file"] for r in rows if r["flags"]})}
 
 
 def main(argv=None) -> int:
@@ -62,7 +62,7 @@ def main(argv=None) -> int:
         return 1
     out = {"5 us or more": summary([r for r in rows if r["baseline_ms"] >= SMALL_MS]),
            "below 5 us": summary([r for r in rows if r["baseline_ms"] < SMALL_MS]),
-           "evaluations": len({r["task"] for r in rows})}
+           "evaluations": len({r["file"] for r in rows})}
     for name in ("5 us or more", "below 5 us"):
         s = out[name]
         if not s["configs"]:

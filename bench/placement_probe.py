@@ -81,11 +81,14 @@ def probe(task_id: str, config_name: str, places: int, calls: int, rng: random.R
     arena = torch.empty(ARENA_BYTES, dtype=torch.uint8, device="cuda")
     real_empty_like = torch.empty_like
     offset = [0]
+    placed = {"placed": 0, "not": 0}                # every call of the kernel's empty_like, placed or not
 
     def placed_empty_like(x, *a, **k):              # the output at arena + offset[0]
         nbytes = x.numel() * x.element_size()
         if nbytes + offset[0] > ARENA_BYTES or a or k or not x.is_contiguous():
+            placed["not"] += 1
             return real_empty_like(x, *a, **k)
+        placed["placed"] += 1
         return arena[offset[0]:offset[0] + nbytes].view(x.dtype).view(x.shape)
 
     def time_at(off: int) -> float:
@@ -98,7 +101,7 @@ def probe(task_id: str, config_name: str, places: int, calls: int, rng: random.R
 
     top = ARENA_BYTES - (1 << 24)
     offsets = [rng.randrange(0, top // PAGE) * PAGE for _ in range(places)]
-    placed = [time_at(off) for off in offsets]
+    at_place = [time_at(off) for off in offsets]
     again = [time_at(off) for off in offsets]       # the same places, a second time
     own = []
     pads = []
@@ -110,10 +113,10 @@ def probe(task_id: str, config_name: str, places: int, calls: int, rng: random.R
 
     def spread(xs):
         return (max(xs) - min(xs)) / statistics.median(xs)
-    repeat = statistics.median(abs(a - b) / b for a, b in zip(again, placed))
-    return {"task": task_id, "config": config_name, "placed_us": placed, "placed_again_us": again, "offsets": offsets,
-            "own_us": own, "placed_spread": spread(placed), "own_spread": spread(own),
-            "same_place_median_diff": repeat}
+    repeat = statistics.median(abs(a - b) / b for a, b in zip(again, at_place))
+    return {"task": task_id, "config": config_name, "placed_us": at_place, "placed_again_us": again,
+            "offsets": offsets, "own_us": own, "placed_spread": spread(at_place), "own_spread": spread(own),
+            "same_place_median_diff": repeat, "empty_like_calls": placed}
 
 
 def main(argv=None) -> int:
@@ -130,7 +133,7 @@ def main(argv=None) -> int:
         print(f"{task_id:28s} {config:22s} placed {min(row['placed_us']):7.2f}-{max(row['placed_us']):7.2f} us "
               f"(spread {row['placed_spread']:.1%}; the same place again: median {row['same_place_median_diff']:.2%} "
               f"apart); allocator's own {min(row['own_us']):7.2f}-{max(row['own_us']):7.2f} us "
-              f"(spread {row['own_spread']:.1%})", flush=True)
+              f"(spread {row['own_spread']:.1%}); empty_like calls placed/not {row['empty_like_calls']}", flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     return 0
