@@ -482,6 +482,25 @@ def _close(reader):
     reader.join()
 
 
+def test_correctness_calls_whose_records_never_came_are_a_finding():
+    """Every correctness call the runner answered is bracketed by two markers in the trace; calls
+    whose records never arrived (the periodic flush held and the forced flush skipped, from the
+    candidate's process) are `device_trace:`, counted over the calls a timed batch's reading kept
+    and those left at the end."""
+    t = Timeline()
+    t.kernel(devtrace.CALL).kernel(OWN).kernel(devtrace.CALL)      # a config's call, kept at its batch
+    t.batch(2)
+    t.kernel(devtrace.CALL).kernel(OWN).kernel(devtrace.CALL)      # a call after the last timed batch
+    reader = _reader_with(t.take())
+    try:
+        assert reader.take_batch(timeout_s=1) is not None and len(reader.take_kept()) == 1
+        assert reader.after_exit(2) == []
+        found = reader.after_exit(3)
+        assert len(found) == 1 and found[0].startswith("device_trace") and "1 of 3 correctness calls" in found[0], found
+    finally:
+        _close(reader)
+
+
 def test_a_forged_batch_leaves_a_real_one_no_batch_took():
     """Records forged with an earlier launch order than the real batch's: the judge takes the forged
     batch, and the real batch's markers, which cannot be removed, are left over at the end."""

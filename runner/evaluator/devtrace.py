@@ -250,6 +250,7 @@ class Reader:
         self.dead = False                # a batch's records never came: no more waiting
         self.cut = 0                     # the launch order up to which the runner's records are read
         self.batches_taken = 0
+        self.calls_bracketed = 0         # correctness calls whose two markers arrived (_keep_calls)
         self.late = 0                    # records of the read past that arrived afterwards
         self.flooded = False             # past MAX_HELD: nothing more is kept
         self._cond = threading.Condition()
@@ -338,16 +339,24 @@ class Reader:
                                  f"({readable(op.name)}): records the library did not write")
         self.late += 1
 
-    def after_exit(self) -> list[str]:
+    def after_exit(self, calls_made: int = 0) -> list[str]:
         """Once the runner is gone, what only a forger leaves: batch markers no timed batch of the
         judge's took (every real marker arrives and none can be removed, so a forged batch leaves
-        the real one behind, or itself), records of the read past that came late, a flood."""
+        the real one behind, or itself), records of the read past that came late, a flood; and
+        fewer bracketed correctness calls than the `calls_made` the runner answered: their records
+        were withheld (the library's periodic flush held and the runner's forced flush skipped, or
+        the library silenced), so PyTorch computing in them would go unread."""
         with self._cond:
-            extra = sum(1 for op in self.ops if op.pid == self.pid and op.name == BATCH)
+            mine = [op for op in self.ops if op.pid == self.pid]
+            extra = sum(1 for op in mine if op.name == BATCH)
+            bracketed = self.calls_bracketed + sum(1 for op in mine if op.name == CALL) // 2
         found = []
         if extra >= 2 and not self.dead:
             found.append(f"device_trace: {extra} batch marker(s) no timed batch took ({self.batches_taken} taken): "
                          "records the library did not write")
+        if bracketed < calls_made and self.pid is not None and not self.dead:
+            found.append(f"device_trace: the records of {calls_made - bracketed} of {calls_made} correctness calls "
+                         "never arrived (the trace was held or stopped)")
         if self.late:
             found.append(f"device_trace: {self.late} record(s) of the runner's past arrived after the judge had "
                          "read it: records the library did not write")
@@ -361,6 +370,7 @@ class Reader:
         marks = [i for i, op in enumerate(ops) if op.name == CALL]
         for a, b in zip(marks[0::2], marks[1::2]):
             self.calls.append([op for op in ops[a + 1:b] if op.device_work])
+            self.calls_bracketed += 1
 
     def take_kept(self) -> list[list[Op]]:
         """The correctness calls kept so far (each batch keeps those bracketed before it): a timed
@@ -851,8 +861,9 @@ def flush_in_runner() -> None:
 def hold_in_runner(on: bool) -> None:
     """In the runner, around a timed batch: the library's periodic flush waits until the batch
     ends (at most devtrace_inject.c's HOLD_MAX_MS); its asks cost each timed call host time. The
-    batch's forced flush (flush_in_runner) hands its records over; a candidate that holds it only
-    delays them."""
+    batch's forced flush (flush_in_runner) hands its records over. A candidate that holds it and
+    skips that flush withholds records: a batch without its closing marker, and correctness calls
+    fewer than the runner answered (Reader.after_exit), are findings."""
     _in_runner("gauntlet_devtrace_hold", int(on))
 
 

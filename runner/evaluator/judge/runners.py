@@ -186,6 +186,7 @@ class RunnerClient:
         self.trace_batches: list[tuple[list, int, list]] = []    # (records, calls, samples) per timed batch
         self.empty_ms = 0.0        # the runner's empty event pair, as its clock calibrated it (devtrace.clock_offset)
         self.calls_left: list[list] = []     # correctness calls no timed config's reading took (evaluation.py)
+        self.calls_made = 0                  # correctness calls the runner answered, each bracketed in the trace
         env = isolation.env(self.workdir)
         pass_fds = [runner_end.fileno()]
         if self.trace is not None:
@@ -252,6 +253,8 @@ class RunnerClient:
         empty_ms = reply.get("empty_ms")            # read for the baseline's runner only (trusted code)
         if isinstance(empty_ms, (int, float)) and 0 <= empty_ms < 1.0:
             self.empty_ms = float(empty_ms)
+        if message["op"] == "call" and reply["ok"] and self.trace is not None:
+            self.calls_made += len(message.get("patterns", ()))   # each bracketed by the runner (kernel_runner.call)
         if message["op"] == "time" and self.trace is not None and not self.trace.dead:
             # every timed batch's records, whoever asked for it: the batch markers pair in order
             samples = reply.get("samples") if reply["ok"] and isinstance(reply.get("samples"), list) else []
@@ -425,7 +428,7 @@ class RunnerClient:
         if self.trace is not None:
             self.trace.join()
             if self.role == "candidate":      # markers first: take_calls consumes what is left
-                self.outside_findings += self.trace.after_exit()
+                self.outside_findings += self.trace.after_exit(self.calls_made)
             self.calls_left = self.trace.take_calls()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
