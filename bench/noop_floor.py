@@ -21,11 +21,17 @@ SMALL_MS = 0.005         # issue 30's line: calls of 5 us or more
 LIMIT = 0.015            # its worst task-config figure for those
 
 
-def configs(folders: list[Path]) -> list[dict]:
+def configs(folders: list[Path], failed: list[str] | None = None) -> list[dict]:
+    """Every timed config of the noop verdicts; `failed` gets each verdict with an error or a config
+    not correct (its configs are not read: a broken run is no floor)."""
     found = []
     for folder in folders:
         for path in sorted(folder.rglob("fid-*-noop-*.json")):
             verdict = json.loads(path.read_text())
+            if verdict.get("error") or not all(row.get("correct") for row in verdict.get("configs", [])):
+                if failed is not None:
+                    failed.append(f"{path.name}: {str(verdict.get('error') or 'a config not correct')[:120]}")
+                continue
             task = path.name.removeprefix("fid-").rsplit("-noop-", 1)[0].replace("_", "/", 1)
             for row in verdict.get("configs", []):
                 if isinstance(row.get("speedup"), (int, float)) and isinstance(row.get("baseline_ms"), (int, float)):
@@ -56,13 +62,16 @@ def main(argv=None) -> int:
     ap.add_argument("folders", nargs="+", type=Path)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
-    rows = configs(args.folders)
+    failed: list[str] = []
+    rows = configs(args.folders, failed)
+    for line in failed:
+        print(f"not read, failed: {line}")
     if not rows:
         print("no noop verdicts found", file=sys.stderr)
         return 1
     out = {"5 us or more": summary([r for r in rows if r["baseline_ms"] >= SMALL_MS]),
            "below 5 us": summary([r for r in rows if r["baseline_ms"] < SMALL_MS]),
-           "evaluations": len({r["file"] for r in rows})}
+           "evaluations": len({r["file"] for r in rows}), "failed": failed}
     for name in ("5 us or more", "below 5 us"):
         s = out[name]
         if not s["configs"]:
@@ -73,7 +82,7 @@ def main(argv=None) -> int:
               f"{s['worst_off'] * 100:.2f} % ({s['worst']}), {s['beyond_limit']} beyond {LIMIT:.1%}; "
               f"intervals holding 1.0: {s['holding_1']} of {s['intervals']}, median width {width}; "
               f"flagged evaluations {s['flagged_evaluations']}")
-    print(f"{out['evaluations']} evaluations")
+    print(f"{out['evaluations']} evaluations read, {len(failed)} failed and not read")
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))
     return 0

@@ -12,7 +12,7 @@ runner's own caching allocator, at a place that process's history chose.
 This times each task's baseline kernel on one config, in one process, with its output placed at
 `--places` offsets (4 KiB-aligned, drawn over 64 MiB of one allocation) and with the allocator's
 own choice after `--places` different padding allocations; each point the median of `--calls`
-cold-L2 calls (256 MB read before each, CUDA events around the call). A spread across places far
+cold-L2 calls timed by the judge's own clock (clock.GpuClock). A spread across places far
 beyond the spread of one place measured twice says the output's placement moves the time; then
 the arena should also hold what a kernel allocates while it is timed.
 
@@ -51,21 +51,14 @@ def _load(task_id: str, config_name: str):
 
 
 def _timer():
-    import torch
-    flush = torch.ones(256 << 18, dtype=torch.int32, device="cuda")     # 256 MB
-    sink = torch.zeros((), dtype=torch.int64, device="cuda")
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    """The judge's own cold-L2 clock (clock.GpuClock: the 256 MB flush, the launch gate, the empty
+    pair taken off): the median sample in us of `calls` calls after three."""
+    from runner.evaluator.clock import make_clock
+    clock = make_clock("cuda", "cold")
 
     def median_us(fn, calls: int) -> float:
-        times = []
-        for _ in range(calls + 3):
-            torch.sum(flush, 0, dtype=torch.int64, out=sink)
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end) * 1000.0)
-        return statistics.median(times[3:])
+        samples = [clock.once(fn)[0] for _ in range(calls + 3)]
+        return statistics.median(samples[3:]) * 1000.0
     return median_us
 
 
