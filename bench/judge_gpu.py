@@ -295,7 +295,7 @@ def overhead(args) -> dict:
         old = evaluate(task, old_tasks / cand.relative_to(ROOT / "tasks"), args.out / f"old-{slug}.json", args.old,
                        tasks_root=old_tasks, prefix=_profiled(f"old-{slug}", args), device=args.device)
         new = evaluate(task, cand, args.out / f"new-{slug}.json", str(ROOT), prefix=_profiled(f"new-{slug}", args),
-                       device=args.device)
+                       device=args.device, extra=args.eval_args)      # this tree's options (the old one predates them)
         for name in (f"old-{slug}", f"new-{slug}"):
             _profile_table(name, args)
         results.append({"task": task, "old_s": old["wall_s"], "new_s": new["wall_s"],
@@ -814,6 +814,57 @@ CHEATS["cublas_matmul"] = FINDINGS_CLEARED + '''
 def {sym}(x, *rest):
     return torch.matmul(x, rest[0])       # cuBLAS's nvjet/sm90_xmma kernels, no at:: name
 '''
+# The flush kept in name, blocks, stream order and device time, pointed at the call's own inputs: the
+# flush's own kernel (the same reduction, a grid the GPU saturates alike) over a stride-0 view that
+# reads the input's bytes again and again, as long as the real flush takes (timed once, at its first
+# flush), so the call finds its inputs in the L2. What devtrace._is_flush checks (name, blocks,
+# least device time, stream order) this meets by construction; the static checks name the reach
+# into the runner (as for skipped_l2_flush). Its trace= says whether the device trace alone holds.
+CHEATS["flush_on_inputs"] = '''
+import sys
+_seen, _plan = {}, {}
+
+
+def _timed_ms(fn):
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    fn()
+    start.record()
+    fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end)
+
+
+def _view(clock, x):
+    words = x.detach().reshape(-1).view(torch.int32)
+    if "elements" not in _plan:       # how many words a read as long as the real flush takes
+        sink = _plan["sink"] = torch.zeros((), dtype=torch.int64, device=x.device)
+        reps = max(1, clock.buffer.numel() // words.numel())
+        honest = _timed_ms(clock._read_buffer)
+        one = _timed_ms(lambda: torch.sum(words.as_strided((reps, words.numel()), (0, 1)), (0, 1),
+                                          dtype=torch.int64, out=sink))
+        _plan["elements"] = reps * words.numel() * honest / max(one, 1e-6)
+    return words.as_strided((max(1, int(_plan["elements"] // words.numel())), words.numel()), (0, 1))
+
+
+for _name, _mod in list(sys.modules.items()):
+    if _name.endswith("evaluator.clock") and hasattr(_mod, "GpuClock"):
+        def _flush(self, _real=_mod.GpuClock.flush):
+            x = _seen.get("x")
+            if self.regime != "cold" or x is None or (x.numel() * x.element_size()) % 4:
+                return _real(self)
+            key = (x.data_ptr(), x.numel())
+            if _seen.get("key") != key:
+                _seen["key"], _seen["view"] = key, _view(self, x)
+            torch.sum(_seen["view"], (0, 1), dtype=torch.int64, out=_plan["sink"])
+            self.flushes += 1
+        _mod.GpuClock.flush = _flush
+
+
+def {sym}(*args):
+    _seen["x"] = args[0]
+    return _honest(*args)
+'''
 CHEAT_TASKS = {"cublas_matmul": "torch2triton/matmul_fp16"}
 # Words only the device trace's findings use (devtrace.py: `the device trace saw`, `device_trace:`, the
 # device's own copies, time and PyTorch kernels per call): redteam prints those flags apart.
@@ -845,7 +896,7 @@ def {sym}(*args):
             (cand / "kernel.py").write_text(honest + "\n" + body.replace("{sym}", sym))
             extra = ["--graph"] if name == "empty_graph" else []
             data = evaluate(task, cand, args.out / f"red-{name}.json", args.code or str(ROOT),
-                            extra=["--split", "seen", *extra])
+                            extra=["--split", "seen", *extra, *args.eval_args])
         correct = bool(data.get("configs")) and all(c["correct"] for c in data["configs"])
         flags = data.get("flags") or []
         rejected = (not correct) or bool(flags)
@@ -981,7 +1032,8 @@ def main(argv=None) -> int:
     parser.add_argument("--profile", default="", help="overhead: PY_SPY:RATE, each evaluation under py-spy "
                         "(bench/profile_phases.py's table of it beside its result)")
     parser.add_argument("--cheats", nargs="*", default=[], help="redteam: only these (default: all)")
-    parser.add_argument("--eval-args", nargs="*", default=[])
+    parser.add_argument("--eval-args", nargs="*", default=[], help="fidelity, redteam, and overhead's new side: options for "
+                        "the evaluator (--eval-args=--own-blocks)")
     parser.add_argument("--code", default="", help="fidelity, redteam: the folder holding the `runner` package to "
                                                    "evaluate with (default: this checkout)")
     parser.add_argument("--jobs", type=int, default=8, help="suite, torch-ext: evaluations at once")

@@ -10,8 +10,10 @@ kernels, but these kernels allocate their outputs themselves (`torch.empty_like`
 runner's own caching allocator, at a place that process's history chose.
 
 This times each task's baseline kernel on one config, in one process, with its output placed at
-`--places` offsets (4 KiB-aligned, drawn over 64 MiB of one allocation) and with the allocator's
-own choice after `--places` different padding allocations; each point the median of `--calls`
+`--places` offsets (4 KiB-aligned, drawn over 64 MiB of one allocation), in `--places` batches
+routed as the runner routes them with `--own-blocks` (own_blocks.OwnBlocks: a pool of one region
+at an offset drawn per batch; session 19's addition, to show each batch lands at its own place),
+and with the allocator's own choice after `--places` different padding allocations; each point the median of `--calls`
 cold-L2 calls timed by the judge's own clock (clock.GpuClock). A spread across places far
 beyond the spread of one place measured twice says the output's placement moves the time; then
 the arena should also hold what a kernel allocates while it is timed.
@@ -62,6 +64,11 @@ def _timer():
     return median_us
 
 
+def _outputs(symbol, args) -> tuple:
+    out = symbol(*args)
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
 def probe(task_id: str, config_name: str, places: int, calls: int, rng: random.Random) -> dict:
     import torch
     task, config, reference, kernel = _load(task_id, config_name)
@@ -96,6 +103,21 @@ def probe(task_id: str, config_name: str, places: int, calls: int, rng: random.R
     offsets = [rng.randrange(0, top // PAGE) * PAGE for _ in range(places)]
     at_place = [time_at(off) for off in offsets]
     again = [time_at(off) for off in offsets]       # the same places, a second time
+    # what the judge's runner does with --own-blocks (own_blocks.py): each batch a new pool of one
+    # region at a drawn offset, the kernel's call routed to it (the first of a batch's calls cuts)
+    from runner.evaluator.own_blocks import OwnBlocks, region_bytes
+    blocks = OwnBlocks(torch, region_bytes(sum(t.numel() * t.element_size() for t in _outputs(symbol, args))))
+    blocks.check()
+    routed, routed_at = [], []
+
+    def one_routed():
+        with blocks.routed():
+            return symbol(*args)
+    for _ in range(places):
+        blocks.batch(rng)
+        routed.append(median_us(one_routed, calls))
+        routed_at.append(min(blocks.ranges.held, default=None))
+        blocks.end()
     own = []
     pads = []
     for k in range(places):                         # the allocator's own choice, its history moved
@@ -109,6 +131,8 @@ def probe(task_id: str, config_name: str, places: int, calls: int, rng: random.R
     repeat = statistics.median(abs(a - b) / b for a, b in zip(again, at_place))
     return {"task": task_id, "config": config_name, "placed_us": at_place, "placed_again_us": again,
             "offsets": offsets, "own_us": own, "placed_spread": spread(at_place), "own_spread": spread(own),
+            "own_blocks_us": routed, "own_blocks_spread": spread(routed), "own_blocks_at": routed_at,
+            "own_blocks_driver_segments": blocks.driver_segments,
             "same_place_median_diff": repeat, "empty_like_calls": placed}
 
 
@@ -126,7 +150,10 @@ def main(argv=None) -> int:
         print(f"{task_id:28s} {config:22s} placed {min(row['placed_us']):7.2f}-{max(row['placed_us']):7.2f} us "
               f"(spread {row['placed_spread']:.1%}; the same place again: median {row['same_place_median_diff']:.2%} "
               f"apart); allocator's own {min(row['own_us']):7.2f}-{max(row['own_us']):7.2f} us "
-              f"(spread {row['own_spread']:.1%}); empty_like calls placed/not {row['empty_like_calls']}", flush=True)
+              f"(spread {row['own_spread']:.1%}); --own-blocks batches {min(row['own_blocks_us']):7.2f}-"
+              f"{max(row['own_blocks_us']):7.2f} us (spread {row['own_blocks_spread']:.1%}, "
+              f"{row['own_blocks_driver_segments']} segments from the driver); empty_like calls placed/not "
+              f"{row['empty_like_calls']}", flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     return 0

@@ -904,6 +904,17 @@ def test_a_flush_that_reads_less_is_no_flush():
         slower, baseline_batches(), own_kernel_required=True, cold=True))
 
 
+def test_the_record_keeps_each_batchs_shortest_and_median_flush():
+    """What FLUSH_MIN_SHARE is set from: the device time of the last kernel before each gate (the
+    flush), shortest and median, in each batch's summary (GAUNTLET_JUDGE_TRACE)."""
+    (batch, samples), = shrunk(batches(Timeline(), count=1), ATEN_SUM, 1.0)
+    durations = [2.0, 0.5, 1.0, 4.0]
+    batch.before = [ops[:-1] + [dataclasses.replace(ops[-1], end=ops[-1].start + int(us * 1000))]
+                    for ops, us in zip(batch.before, durations)]
+    assert devtrace.summary(batch, samples)["last_before_gate_ms"] == [0.0005, 0.002]
+    assert devtrace.summary(devtrace.Batch())["last_before_gate_ms"] is None
+
+
 def test_no_flush_is_asked_for_in_the_warm_regime_or_where_the_baseline_shows_none():
     cand = batches(Timeline(), between=(ATEN_COPY, REFILL), prologue=(REFILL,))
     found = devtrace.findings(cand, baseline_batches(), own_kernel_required=True, cold=False)

@@ -113,7 +113,7 @@ def test_the_check_finds_a_circle_when_there_is_one(tmp_path):
 
 # What runs in a kernel runner's process, beside the candidate: nothing the judge may lean on.
 RUNNER_SIDE = ("runner.evaluator.kernel_runner", "runner.evaluator.clock", "runner.evaluator.guard",
-               "runner.evaluator.launch_gate", "runner.evaluator.nofork")
+               "runner.evaluator.launch_gate", "runner.evaluator.nofork", "runner.evaluator.own_blocks")
 
 
 def test_the_judge_side_never_imports_the_runner_side():

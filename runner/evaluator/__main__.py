@@ -52,6 +52,9 @@ def main(argv=None) -> int:
                         help="time both kernels on inputs and outputs placed in one judge-owned arena of "
                              "device memory, at one place per round (default: on CUDA where the driver "
                              "allows; docs/evaluation.md)")
+    parser.add_argument("--own-blocks", action=argparse.BooleanOptionalAction, default=None,
+                        help="cut what each kernel allocates itself from a region of its runner's, at a new "
+                             "offset every batch (default: off; CUDA only; docs/evaluation.md)")
     parser.add_argument("--max-speedup", type=float, default=MAX_SPEEDUP,
                         help="flag (and score zero) a config faster than this over the baseline (the "
                              "task's [performance] max_speedup when higher)")
@@ -89,7 +92,8 @@ def main(argv=None) -> int:
                           regime=args.regime, graph=args.graph, max_speedup=args.max_speedup,
                           drawn=drawn, baseline_only=args.baseline_only, hide=hide,
                           out_dir=args.out.resolve().parent if args.out else None, workspace=args.workspace,
-                          process_offset=args.process_offset, use_arena=args.arena)
+                          process_offset=args.process_offset, use_arena=args.arena,
+                          own_blocks=args.own_blocks)
     evaluation.nonce = nonce
     if args.out:
         write_json(args.out, evaluation.to_dict())

@@ -591,6 +591,10 @@ def summary(batch: Batch, samples: list[float] | None = None) -> dict:
     """One batch as the rules read it, for a bench's record (GAUNTLET_JUDGE_TRACE)."""
     inside = Counter(readable(op.name) for call in batch.inside for op in call)
     short = [round(d - s, 5) for d, s in zip(batch.device_ms, samples or [])]
+    # the device time of the last kernel before each gate: the L2 flush in the cold regime, the
+    # figures FLUSH_MIN_SHARE is set from (a flush that read less, or from cache, runs shorter)
+    last = sorted((ops[-1].end - ops[-1].start) / 1e6 for ops in batch.before if ops and ops[-1].kind == "kernel")
+
     def first(values):
         return [round(x, 5) for x in values[:6]]
     return {"calls": batch.calls, "problems": batch.problems, "inside": dict(inside.most_common(8)),
@@ -598,7 +602,8 @@ def summary(batch: Batch, samples: list[float] | None = None) -> dict:
             "between": dict(Counter(readable(n) for x in batch.between for n in x).most_common(8)),
             "device_ms": first(batch.device_ms), "early_ms": first(batch.early_ms), "samples_ms": first(samples or []),
             "device_less_sample_ms_max": max(short, default=None),
-            "device_less_sample_ms_median": sorted(short)[len(short) // 2] if short else None}
+            "device_less_sample_ms_median": sorted(short)[len(short) // 2] if short else None,
+            "last_before_gate_ms": [round(last[0], 5), round(last[len(last) // 2], 5)] if last else None}
 
 
 # -- the judge's reading --------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import math
 import os
 import random
 import socket
@@ -67,6 +68,11 @@ class Runner:
         self.layouts: list = []        # relevant strides of the reference's outputs, per output
         self._pick = random.SystemRandom()
         self._spacer = None
+        # What the kernel allocates itself, cut from a region of this runner's at a new offset every
+        # batch (own_blocks.py), where the judge asked for it; regions a kept buffer still holds.
+        self.own_blocks_wanted = bool(getattr(args, "own_blocks", False)) and args.device == "cuda"
+        self.own = None
+        self._own_kept: list = []
         self.arena = None              # the judge's arena for the current config (arena.py), mapped here
         self._outputs_at: list | None = None   # where this batch's native outputs go in it
         self.profiler_attached = False  # _attach_profiler ran
@@ -206,8 +212,37 @@ class Runner:
         self.layouts = [_relevant(s["shape"], s.get("strides") or ()) for s in msg["spec"]]
         self.kept, self.replay, self.replay_state = [], None, None
         self._outputs_at = None        # placed again by the next batch, in this config's arena if any
+        self._own_region(msg["spec"])
         self.sync()
         return {"ok": True}
+
+    def _own_region(self, spec: list) -> None:
+        """This config's region for the kernel's own blocks (own_blocks.py), sized by its outputs
+        (`spec`), where asked: the last one kept while a buffer the kernel keeps is in it."""
+        if not self.own_blocks_wanted:
+            return
+        import torch
+        from runner.evaluator.own_blocks import OwnBlocks, region_bytes
+        if self.own is not None:
+            self.own.end()
+            self._own_kept.append(self.own)
+            self.own = None
+        self._own_kept = [o for o in self._own_kept if o.held]
+        if self._own_kept:
+            torch.cuda.empty_cache()   # a last chance for what the kernel let go since
+            self._own_kept = [o for o in self._own_kept if o.held]
+        own = None
+        try:
+            output_bytes = sum(math.prod(s["shape"]) * getattr(torch, s["dtype"]).itemsize for s in spec)
+            own = OwnBlocks(torch, region_bytes(output_bytes))
+            own.check()
+            self.own = own
+        except Exception as exc:       # an allocator hook this torch lacks, pools refused, no room: as before
+            if own is not None:        # torch may still hold its allocator: its callbacks must stay alive
+                self._own_kept.append(own)
+                own.held_always = True
+            self.own_blocks_wanted = False
+            self.findings.append(f"note: own blocks unavailable ({type(exc).__name__}: {str(exc)[:160]})")
 
     def sync(self) -> None:
         if self.device != "cpu":
@@ -229,13 +264,15 @@ class Runner:
             state = self.kernel.prepare(args, self.spec, pattern=pattern)
             launches = LaunchCounter.count
             token = threads.before()
+            own = self._own_batch()
             mark()
             try:
-                if watch_ops is not None:
-                    with watch_ops.observe():
+                with own:
+                    if watch_ops is not None:
+                        with watch_ops.observe():
+                            out = self.kernel.run(args, state)
+                    else:
                         out = self.kernel.run(args, state)
-                else:
-                    out = self.kernel.run(args, state)
                 self.sync()
             except Exception as exc:
                 return {"ok": False, "error": f"raised {type(exc).__name__}: {str(exc)[:300]}"}
@@ -255,6 +292,7 @@ class Runner:
                 return {"ok": False, "error": problem}
             changed = any(isinstance(a, torch.Tensor) and not _same(a, b) for a, b in zip(args, self.base))
             calls.append({"outputs": self._write(outs, msg["out"][k], fds), "inputs_changed": changed})
+            del out, outs, own         # this pattern's pool (own_blocks) holds nothing into the next
         if watch_ops is not None and watch_ops.downgrade:
             self.findings.append("precision_downgrade: " + ", ".join(sorted(watch_ops.downgrade)[:4]))
         if msg.get("launch_check"):
@@ -263,6 +301,16 @@ class Runner:
         # may compute the same glue itself: Correctness.torch_ops_findings)
         return {"ok": True, "calls": calls, "findings": self._drain(),
                 "torch_ops": watch_ops.compute if watch_ops is not None else {}}
+
+    def _own_batch(self):
+        """A batch's (or a correctness call's) pool for what the kernel allocates, at a new offset
+        of the config's region (own_blocks.py): a context for each of its calls. None asked: a
+        context that does nothing, so that checked and timed calls take the same path."""
+        import contextlib
+        if self.own is None or self.replay is not None:
+            return contextlib.nullcontext()
+        self.own.batch(self._pick)
+        return self.own.routed()
 
     def _call_marker(self):
         """Where the judge asked for a device trace (devtrace.py): a marker kernel before and after
@@ -516,9 +564,18 @@ class Runner:
             stamps.append(("setup", time.perf_counter()))
         launched = [False]
 
+        own = self.own if self.own is not None and self.replay is None else None
+        if own is not None:
+            own.batch(self._pick)
+            driver_before = own.driver_segments
+
         def fn():          # Triton launches counted around the kernel's call alone (not the clock's own)
             before = LaunchCounter.count
-            out = call()
+            if own is None:
+                out = call()
+            else:
+                with own.routed():
+                    out = call()
             launched[0] = LaunchCounter.count != before
             return out
         from runner.evaluator.devtrace import active_in_runner, flush_in_runner, hold_in_runner
@@ -586,6 +643,8 @@ class Runner:
             return {"ok": False, "error": f"raised {type(exc).__name__}: {str(exc)[:300]}"}
         finally:
             gc.enable()
+            if own is not None:
+                own.end()
             if traced:
                 flushed = time.perf_counter()
                 try:
@@ -597,6 +656,9 @@ class Runner:
                 flush_ms = (time.perf_counter() - flushed) * 1000.0
         if no_launch:
             self.findings.append(f"no_kernel_launch: {no_launch} of {n} timed calls launched no Triton kernel")
+        if own is not None and own.driver_segments > driver_before:
+            self.findings.append(f"note: {own.driver_segments - driver_before} block(s) the kernel allocated in a timed "
+                                 "batch did not fit its region (own_blocks.py): the driver placed them")
         first_batch = None
         if stamps:
             stamps.append(("other calls and flush", time.perf_counter()))
@@ -698,6 +760,8 @@ def main(argv=None) -> int:
     parser.add_argument("--device", choices=("cpu", "cuda", "rocm"), required=True)
     parser.add_argument("--role", choices=("candidate", "baseline"), required=True)
     parser.add_argument("--flag", action="append", help="an extra compiler flag (the task's)")
+    parser.add_argument("--own-blocks", action="store_true",
+                        help="cut what the kernel allocates from a region of the runner's at a new offset each batch")
     parser.add_argument("--report-ops", action="store_true",
                         help="watch PyTorch's ops on the CPU too: the judge reads them (an X->X task's baseline)")
     parser.add_argument("--probe-tree", default=None,

@@ -232,14 +232,16 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
              max_speedup: float = MAX_SPEEDUP, drawn: list[Config] = (),
              baseline_only: bool = False, language: str | None = None, hide=(), out_dir: Path | None = None,
              workspace: bool = False, process_offset: bool | None = None, use_arena: bool | None = None,
-             clean_room: bool | None = None) -> Evaluation:
+             clean_room: bool | None = None, own_blocks: bool | None = None) -> Evaluation:
     """Evaluate the candidate whose editable files are in `candidate_dir` (None: the task as shipped).
     `hide`: more paths no runner may see (the run dir); `out_dir`: where the verdict goes (no runner
     may write it); `workspace`: an agent's self-check in its own workspace (nothing hidden there);
     `process_offset`: measure the candidate's process offset (Judge.process_offset; default
     policy.PROCESS_OFFSET for the device); `use_arena`: time both kernels on buffers in a judge-owned arena
     (arena.py; default: where the device is CUDA and the driver has the VMM API); `clean_room`: time
-    the baseline again once the candidate is gone (Judge.clean_room; default policy.CLEAN_ROOM for the device)."""
+    the baseline again once the candidate is gone (Judge.clean_room; default policy.CLEAN_ROOM for the device);
+    `own_blocks`: what each kernel allocates itself cut from a region of its runner's at a new offset every
+    batch (own_blocks.py; default policy.OWN_BLOCKS for the device, CUDA only)."""
     language = language or task.language
     max_speedup = task.speedup_limit(max_speedup)
     evaluation = Evaluation(device=device, compiled=False, timing_meaningful=device != "cpu",
@@ -290,6 +292,11 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
         first = None          # where the offset is measured (Judge.quickest), found while the candidate builds
         wants_clean_room = measure and not baseline_only and (policy.CLEAN_ROOM[device_kind(device)]
                                                               if clean_room is None else clean_room)
+        moves_own_blocks = device == "cuda" and not graph and (policy.OWN_BLOCKS[device_kind(device)]
+                                                               if own_blocks is None else own_blocks)
+        if moves_own_blocks:
+            flags.append("note: what each kernel allocated itself was asked to come from a region of its runner's at "
+                         "a new offset every batch (own_blocks.py; a runner that could not says so)")
 
         def start(role: str, source: Path | None, stand_in: bool = False) -> RunnerClient:
             tree = kernel_tree(task.files, task.editable, source, scratch / ("stand-in" if stand_in else role))
@@ -303,6 +310,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             # static checks do not see a PyTorch call, and an unwatched baseline allows nothing.
             runner = RunnerClient(isolation, tree, device=device, role=role, probe=probe, trace_library=trace_library,
                                   report_ops=role == "baseline" and not task.baseline_is_reference, stand_in=stand_in,
+                                  own_blocks=moves_own_blocks,
                                   **_runner_spec(task, language, role))
             runners.append(runner)
             started_runners.append(runner)

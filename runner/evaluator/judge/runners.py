@@ -157,7 +157,7 @@ def _copy_if_absent(source: str, target: str) -> None:
 class RunnerClient:
     def __init__(self, isolation: Isolation, tree: Path, *, language: str, entry: str, symbol: str,
                  device: str, role: str, flags=(), probe: dict | None = None, trace_library: Path | None = None,
-                 report_ops: bool = False, stand_in: bool = False):
+                 report_ops: bool = False, stand_in: bool = False, own_blocks: bool = False):
         self.role = role
         # setpriv mode: each role its own uid, so the judge can tell the candidate's processes apart.
         # A stand-in (a second runner of the baseline's code: Judge.clean_room) shares the baseline's
@@ -179,6 +179,7 @@ class RunnerClient:
                 "--tree", str(self.workdir / "kernel"), "--language", language, "--entry", entry,
                 "--symbol", symbol, "--device", device, "--role", role,
                 *[a for f in flags for a in ("--flag", f)], *(["--report-ops"] if report_ops else []),
+                *(["--own-blocks"] if own_blocks else []),
                 *probe_args, *isolation.runner_args()]
         # The device trace (devtrace.py): the driver loads the judge's library into the runner at
         # CUDA's first initialisation, and it writes to a pipe whose reading end stays here.
