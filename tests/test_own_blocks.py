@@ -62,3 +62,68 @@ def test_every_batch_draws_a_new_place_within_the_spread():
         places.add(at)
     assert len(places) > 50                        # 8192 places to draw from
     assert region_bytes(12 * MB) == SPREAD + 24 * MB + HEADROOM
+
+
+def test_the_runner_routes_each_call_of_the_kernel_and_nothing_else(tmp_path):
+    """--own-blocks on the runner's side (kernel_runner.py): a timed batch makes one pool before its
+    first call and lets it go after its last, each of its calls routed to it; each correctness
+    call gets a pool of its own, by the same path (checked and timed calls alike). The CUDA pool
+    needs a GPU: a recording stand-in takes its place here."""
+    import argparse
+    import contextlib
+    import os
+    import sys
+
+    import torch
+
+    from runner.evaluator import protocol
+    from runner.evaluator.kernel_runner import Runner
+    (tmp_path / "kernel.py").write_text("import sys\n\ndef forward(x):\n"
+                                        "    sys.gauntlet_own_blocks_events.append('call')\n    return x * 2\n")
+    events: list = []
+    sys.gauntlet_own_blocks_events = events
+
+    class Recording:
+        driver_segments = 0
+
+        def batch(self, pick):
+            events.append("batch")
+
+        @contextlib.contextmanager
+        def routed(self):
+            events.append("enter")
+            yield
+            events.append("exit")
+
+        def end(self):
+            events.append("end")
+
+    runner = Runner(argparse.Namespace(tree=str(tmp_path), language="python", entry="kernel.py", symbol="forward",
+                                       device="cpu", role="candidate", flag=None, probe_tree=None))
+    try:
+        assert runner.build({}, [])["compiled"]
+        x = torch.randn(1000)
+        described, shared = protocol.describe_args([x])
+        spec = [{"dtype": "float32", "shape": [1000], "strides": [1]}]
+        assert runner.inputs({"args": described, "spec": spec}, [s.fd for s in shared])["ok"]
+        assert runner.own is None                          # not asked (and never on the CPU)
+        runner.own = Recording()
+        events.clear()
+        reply = runner.time({"n": 3, "seed": 1, "digest_seed": 2, "keep": True, "regime": "cold"}, [])
+        assert reply["ok"], reply
+        assert events == ["batch"] + ["enter", "call", "exit"] * 3 + ["end"]
+        events.clear()
+        fds = [os.memfd_create("out") for _ in range(2)]
+        for fd in fds:
+            os.ftruncate(fd, 4000)
+        out = [[{"dtype": "float32", "shape": [1000], "fd": k}] for k in range(2)]
+        reply = runner.call({"patterns": [0, 1], "out": out}, fds)
+        assert reply["ok"], reply
+        assert events == ["batch", "enter", "call", "exit"] * 2
+        for s in shared:
+            s.close()
+        for fd in fds:
+            os.close(fd)
+    finally:
+        del sys.gauntlet_own_blocks_events
+        sys.path[:] = [p for p in sys.path if p != str(tmp_path)]
