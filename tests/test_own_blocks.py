@@ -107,10 +107,14 @@ def test_the_runner_routes_each_call_of_the_kernel_and_nothing_else(tmp_path):
         spec = [{"dtype": "float32", "shape": [1000], "strides": [1]}]
         assert runner.inputs({"args": described, "spec": spec}, [s.fd for s in shared])["ok"]
         assert runner.own is None                          # not asked (and never on the CPU)
+        batch = {"n": 3, "seed": 1, "digest_seed": 2, "keep": True, "regime": "cold"}
+        assert runner.time(batch, [])["own_blocks"] is None
+        runner.own_blocks_asked = True                     # asked, and no region here: the reply says so
+        assert runner.time(batch, [])["own_blocks"] is False
         runner.own = Recording()
         events.clear()
-        reply = runner.time({"n": 3, "seed": 1, "digest_seed": 2, "keep": True, "regime": "cold"}, [])
-        assert reply["ok"], reply
+        reply = runner.time(batch, [])
+        assert reply["ok"] and reply["own_blocks"] is True, reply
         assert events == ["batch"] + ["enter", "call", "exit"] * 3 + ["end"]
         events.clear()
         fds = [os.memfd_create("out") for _ in range(2)]
@@ -127,3 +131,24 @@ def test_the_runner_routes_each_call_of_the_kernel_and_nothing_else(tmp_path):
     finally:
         del sys.gauntlet_own_blocks_events
         sys.path[:] = [p for p in sys.path if p != str(tmp_path)]
+
+
+def test_the_judge_counts_the_batches_a_runner_ran_without_its_own_blocks():
+    """A runner asked for --own-blocks that could not make its region says so in each batch's reply;
+    the judge counts those per role, and the verdict notes them (evaluation.py)."""
+    from types import SimpleNamespace
+
+    from runner.evaluator.judge.rounds import Rounds
+    judge = object.__new__(Rounds)
+    judge.rng = random.Random(1)
+    judge.launch_covers = {"baseline": set(), "candidate": set()}
+    judge.gate_errors, judge.gate_gave_up = set(), {"baseline": 0, "candidate": 0}
+    judge.own_blocks_missed = {"baseline": 0, "candidate": 0}
+
+    def runner(role, moved):
+        reply = {"ok": True, "samples": [0.1, 0.1], "gaps": [0.0, 0.0], "host_ms": [0.0, 0.0], "digests": ["a", "b"],
+                 "own_blocks": moved}
+        return SimpleNamespace(role=role, last_digest_seed=None, request=lambda message, fds=(): reply)
+    for role, moved in (("baseline", True), ("candidate", False), ("candidate", None), ("baseline", "no")):
+        judge._batch(runner(role, moved), 2, {}, keep=False, evidence=False)
+    assert judge.own_blocks_missed == {"baseline": 0, "candidate": 1}

@@ -70,7 +70,8 @@ class Runner:
         self._spacer = None
         # What the kernel allocates itself, cut from a region of this runner's at a new offset every
         # batch (own_blocks.py), where the judge asked for it; regions a kept buffer still holds.
-        self.own_blocks_wanted = bool(getattr(args, "own_blocks", False)) and args.device == "cuda"
+        self.own_blocks_asked = bool(getattr(args, "own_blocks", False)) and args.device == "cuda"
+        self.own_blocks_wanted = self.own_blocks_asked      # until a region cannot be made here
         self.own = None
         self._own_kept: list = []
         self.arena = None              # the judge's arena for the current config (arena.py), mapped here
@@ -669,7 +670,8 @@ class Runner:
                 "gate_gave_up": clock.gate_gave_up() if hasattr(clock, "gate_gave_up") else 0,
                 "tail_limit_ms": float(getattr(clock, "tail_limit_ms", 0.0)),
                 "empty_ms": float(getattr(clock, "empty_ms", 0.0)), "findings": self._drain(),
-                "trace_flush_ms": flush_ms if traced else None, "first_batch_ms": first_batch}
+                "trace_flush_ms": flush_ms if traced else None, "first_batch_ms": first_batch,
+                "own_blocks": (own is not None) if self.own_blocks_asked else None}
 
     def export(self, msg, fds) -> dict:
         index = int(msg["index"])

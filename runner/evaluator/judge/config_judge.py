@@ -59,6 +59,8 @@ class Judge(Correctness, Rounds):
         self.launch_covers: dict[str, set[str]] = {"baseline": set(), "candidate": set()}
         self.gate_errors: set[str] = set()     # why the baseline's runner had no launch gate (the spin pad then)
         self.gate_gave_up: dict[str, int] = {"baseline": 0, "candidate": 0}
+        # timed batches a runner asked for --own-blocks ran without them (own_blocks.py; its reply says)
+        self.own_blocks_missed: dict[str, int] = {"baseline": 0, "candidate": 0}
         self.rng = random.SystemRandom()    # what is checked, and the seeds of timed inputs: nothing a runner can seed
         self.timing_setup: dict[tuple[str, str], dict] = {}    # per timed config: how the baseline was timed
         self.baseline_offset_ms: float | None = None   # added to every baseline time (process_offset)

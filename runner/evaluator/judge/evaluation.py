@@ -544,6 +544,11 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                     flags.append(f"note: the launch gate ran out on, or was told not to wait for, {count} timed "
                                  f"call(s) of the {role} (a call that blocks the host before its launches are "
                                  "queued): their samples hold host time")
+            for role, count in judge.own_blocks_missed.items():
+                if count:
+                    flags.append(f"note: {count} timed batch(es) of the {role}'s runner ran with its kernel's own "
+                                 "blocks where its allocator put them, not moved (own_blocks.py could not be used "
+                                 "there): the two kernels' places were not drawn alike")
             if held:
                 flags.append(held)
     finally:

@@ -389,6 +389,8 @@ class Rounds:
         gave_up = reply.get("gate_gave_up")
         if type(gave_up) is int and 0 < gave_up <= n:
             self.gate_gave_up[runner.role] += gave_up
+        if reply.get("own_blocks") is False:
+            self.own_blocks_missed[runner.role] += 1
         for key in ("samples", "gaps", "host_ms"):
             if not all(isinstance(v, (int, float)) and math.isfinite(v) and v >= 0 for v in reply[key]):
                 raise RunnerFailed(f"malformed timing reply ({key})")
