@@ -20,6 +20,7 @@ absence proves nothing.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import math
 import os
@@ -265,10 +266,10 @@ class Runner:
             state = self.kernel.prepare(args, self.spec, pattern=pattern)
             launches = LaunchCounter.count
             token = threads.before()
-            own = self._own_batch()
+            own = self._own_started()
             mark()
             try:
-                with own:
+                with own.routed() if own is not None else contextlib.nullcontext():
                     if watch_ops is not None:
                         with watch_ops.observe():
                             out = self.kernel.run(args, state)
@@ -293,7 +294,7 @@ class Runner:
                 return {"ok": False, "error": problem}
             changed = any(isinstance(a, torch.Tensor) and not _same(a, b) for a, b in zip(args, self.base))
             calls.append({"outputs": self._write(outs, msg["out"][k], fds), "inputs_changed": changed})
-            del out, outs, own         # this pattern's pool (own_blocks) holds nothing into the next
+            del out, outs              # this pattern's output holds no segment of its pool into the next
         if watch_ops is not None and watch_ops.downgrade:
             self.findings.append("precision_downgrade: " + ", ".join(sorted(watch_ops.downgrade)[:4]))
         if msg.get("launch_check"):
@@ -303,15 +304,14 @@ class Runner:
         return {"ok": True, "calls": calls, "findings": self._drain(),
                 "torch_ops": watch_ops.compute if watch_ops is not None else {}}
 
-    def _own_batch(self):
-        """A batch's (or a correctness call's) pool for what the kernel allocates, at a new offset
-        of the config's region (own_blocks.py): a context for each of its calls. None asked: a
-        context that does nothing, so that checked and timed calls take the same path."""
-        import contextlib
+    def _own_started(self):
+        """The config's region (own_blocks.py) with a new pool started for a timed batch or a
+        correctness call, at a new offset, whose calls it then routes; None where not asked or
+        replaying a graph. Checked and timed calls take this one path."""
         if self.own is None or self.replay is not None:
-            return contextlib.nullcontext()
+            return None
         self.own.batch(self._pick)
-        return self.own.routed()
+        return self.own
 
     def _call_marker(self):
         """Where the judge asked for a device trace (devtrace.py): a marker kernel before and after
@@ -565,10 +565,8 @@ class Runner:
             stamps.append(("setup", time.perf_counter()))
         launched = [False]
 
-        own = self.own if self.own is not None and self.replay is None else None
-        if own is not None:
-            own.batch(self._pick)
-            driver_before = own.driver_segments
+        own = self._own_started()
+        driver_before = own.driver_segments if own is not None else 0
 
         def fn():          # Triton launches counted around the kernel's call alone (not the clock's own)
             before = LaunchCounter.count

@@ -31,8 +31,8 @@ import contextlib
 import ctypes
 import random
 
-PAGE = 4096                 # every segment starts on such a boundary
-SPREAD = 32 << 20           # how far a batch's draw moves the first segment (as arena.SPREAD)
+from runner.evaluator.arena import PAGE, SPREAD    # a segment's boundary; how far a batch's draw moves the first
+
 HEADROOM = 64 << 20         # room beyond twice the outputs, for intermediates
 
 
