@@ -105,8 +105,11 @@ def _phases(trace: Path) -> dict | None:
 HARNESS_FAULTS = ("failed", "did not build", "without the arena", "did not start", "broke off")
 
 
-def harness_faults(notes) -> list[str]:
-    return [n[:300] for n in notes or () if any(word in n for word in HARNESS_FAULTS)]
+def harness_faults(notes, harness_error: str | None = None) -> list[str]:
+    """The notes that say a part of the harness failed, and the verdict's harness_error (the judge's
+    side itself failed: the baseline's runner died; the attempt would be an infra_error)."""
+    return ([harness_error[:300]] if harness_error else []) + [
+        n[:300] for n in notes or () if any(word in n for word in HARNESS_FAULTS)]
 
 
 def rows(data: dict) -> list[dict]:
@@ -167,7 +170,7 @@ def fidelity(args) -> dict:
             # a crash, a timeout) is not judged and stays out, so the next run tries it again.
             if ledger and "compiled" in data:
                 line = json.dumps({"task": task, "agent": agent, "date": time.strftime("%Y-%m-%d"),
-                                   "flags": r["flags"], "harness_faults": harness_faults(r["notes"]),
+                                   "flags": r["flags"], "harness_faults": harness_faults(r["notes"], data.get("harness_error")),
                                    "error": r["error"], "timing_method": r["timing_method"],
                                    "speedups": {c["config"]: c["speedup"] for c in r["rows"]},
                                    "correct": sum(1 for c in r["rows"] if c["correct"]),
@@ -178,7 +181,7 @@ def fidelity(args) -> dict:
                 finally:
                     os.close(fd)
             print(f"{task:32s} {agent:6s} {r['wall_s']:7.1f}s flags={r['flags']} err={(r['error'] or '')[:200]} "
-                  f"harness_faults={harness_faults(r['notes'])}")
+                  f"harness_faults={harness_faults(r['notes'], data.get('harness_error'))}")
             print(f"    phases {r['phases_s']}")
             print(f"    timing {r['timing_method']}; isolation {(r['environment'] or {}).get('runner_isolation')}")
             if r["offset"]:
@@ -303,7 +306,7 @@ def overhead(args) -> dict:
                         "old_correct": all(c["correct"] for c in old.get("configs", [])) and bool(old.get("configs")),
                         "new_correct": all(c["correct"] for c in new.get("configs", [])) and bool(new.get("configs")),
                         "old_error": (old.get("error") or "")[:300], "new_error": (new.get("error") or "")[:300],
-                        "new_harness_faults": harness_faults(new.get("notes")),
+                        "new_harness_faults": harness_faults(new.get("notes"), new.get("harness_error")),
                         "new_phases_s": _phases(args.out / f"new-{slug}.trace.jsonl")})
         print(results[-1])
         (args.out / "overhead.partial.json").write_text(json.dumps(results, indent=1))
@@ -908,7 +911,7 @@ def {sym}(*args):
         # what the device trace said, from outside the candidate's Python (the line issue 30 asks to hold alone)
         results[-1]["trace_flags"] = sorted({f.split(" (")[0][:120] for f in flags if any(w in f for w in TRACE_WORDS)})
         results[-1]["in_process_flags"] = data.get("in_process_flags") or []    # what the candidate's process said
-        results[-1]["harness_faults"] = harness_faults(data.get("notes"))
+        results[-1]["harness_faults"] = harness_faults(data.get("notes"), data.get("harness_error"))
         print(f"{name:22s} correct={correct} rejected={rejected} x={results[-1]['geomean_speedup']} flags={[f[:120] for f in flags]} "
               f"trace={results[-1]['trace_flags']} errors={results[-1]['errors'][:2]} err={results[-1]['error'][:200]} "
               f"harness_faults={results[-1]['harness_faults']}")

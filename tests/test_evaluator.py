@@ -718,3 +718,17 @@ def test_a_verdict_folder_holding_the_temporary_folder_is_refused_in_one_line(tm
     error = json.loads(out.read_text())["error"]
     assert error.startswith(f"{tmp_path} holds {temp}, where the kernel runners work"), error
     assert "\n" not in error
+
+
+def test_a_runner_crash_is_quoted_with_what_was_written_just_before_it(tmp_path):
+    """A runner that aborts (a C++ exception thrown where none may be: `terminate called ...`) writes
+    why before faulthandler's `Fatal Python error`; the judge's quote of its log keeps both."""
+    from runner.evaluator.judge.runners import RunnerClient
+    client = object.__new__(RunnerClient)
+    client.log_path = tmp_path / "runner.log"
+    client.log_path.write_text("x" * 20000 + "\nwarming up\nterminate called after throwing an instance of "
+                               "'c10::Error'\n  what():  invalid device pointer: 0x7f00\nFatal Python error: Aborted\n\n"
+                               "Current thread 0x1 (most recent call first):\n  Garbage-collecting\n" + "  File x\n" * 400)
+    tail = client._tail()
+    assert "what():  invalid device pointer" in tail and "Fatal Python error: Aborted" in tail, tail
+    assert "Garbage-collecting" in tail and "x" * 400 not in tail

@@ -152,3 +152,43 @@ def test_the_judge_counts_the_batches_a_runner_ran_without_its_own_blocks():
     for role, moved in (("baseline", True), ("candidate", False), ("candidate", None), ("baseline", "no")):
         judge._batch(runner(role, moved), 2, {}, keep=False, evidence=False)
     assert judge.own_blocks_missed == {"baseline": 0, "candidate": 1}
+
+
+def test_a_segment_is_given_back_to_its_region_after_the_region_is_retired(monkeypatch):
+    """One pair of callbacks serves every region of the process for its life (own_blocks._Process):
+    torch frees a cached segment of an old config's pool whenever it empties its cache, after that
+    config's region object is retired, and the free must find the region by the segment's address.
+    A retired region is let go (prune) only once torch holds none of its segments; the current one
+    never. The CUDA side (torch's allocator, the driver) needs a GPU: the bookkeeping runs here."""
+    from runner.evaluator import own_blocks
+
+    process = own_blocks._Process()
+    monkeypatch.setattr(own_blocks, "_PROCESS", process)
+
+    def region(base, size):
+        own = object.__new__(own_blocks.OwnBlocks)
+        own.base, own.ranges, own.from_driver, own.driver_segments, own.pool = base, Ranges(size), 0, 0, None
+        own.torch = None
+        process.regions.append(own)
+        return own
+    emptied = []
+    torch = type("FakeTorch", (), {"cuda": type("FakeCuda", (), {"empty_cache": staticmethod(lambda: emptied.append(1))})})
+    old = region(1 << 40, 64 * MB)
+    old.ranges.restart(0)
+    process.current = old
+    kept = process._alloc(8 * MB, 0, None)             # a segment of the old config's pool, still cached
+    assert kept == old.base
+    old.retire()
+    new = region(1 << 41, 64 * MB)
+    new.ranges.restart(PAGE)
+    process.current = new
+    assert process._alloc(MB, 0, None) == new.base + PAGE
+    assert own_blocks.prune(torch) == 2 and emptied == [1]     # the old region still holds a segment: kept
+    process._free(kept, 8 * MB, 0, None)               # torch empties its cache: the segment comes home
+    assert not old.held and new.held
+    assert own_blocks.prune(torch) == 1 and process.regions == [new]
+    process._free(kept, 8 * MB, 0, None)               # a free no region knows is ignored, not a crash
+    process._free(None, 0, 0, None)
+    new.retire()
+    process._free(new.base + PAGE, MB, 0, None)
+    assert own_blocks.prune(torch) == 0

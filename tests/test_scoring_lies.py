@@ -86,3 +86,25 @@ def test_the_oracle_on_a_task_without_a_solution_is_refused_before_any_attempt(t
     assert proc.returncode == 1 and not out.exists(), proc.stdout + proc.stderr
     errors = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(errors) == 1 and "--agent oracle: triton2triton/scale ship(s) no solution/" in errors[0], errors
+
+
+def test_a_baseline_runner_that_dies_is_infra_error_not_the_candidates_failure(tasks_root, tmp_path):
+    """The baseline's runner is the judge's side (the task's own kernel): when it dies under a
+    config (an H200 baseline runner aborted so, results/gpu-2026-11-30-s20.md), that config and
+    those after it say nothing of the candidate. The attempt is an infra_error, redone by --resume,
+    never a candidate marked wrong."""
+    kernel = tasks_root / SCALE / "kernel.py"
+    shipped = kernel.read_text()
+    kernel.write_text(shipped.replace("def forward(x, alpha):\n",
+                                      "def forward(x, alpha):\n    import os\n    if x.numel() == 10007:\n"
+                                      "        os._exit(134)\n"))
+    out = tmp_path / "run"
+    proc = run(tasks_root, out, "--agent", "oracle", check=False)
+    r = result(out)
+    assert r["status"] == "infra_error" and "baseline runner died" in r["error"], r["error"]
+    assert r["correct_seen"] and proc.returncode == 3, proc.stderr    # the seen configs ran before it
+    assert not score.passed(AttemptResult.from_dict(r))
+    kernel.write_text(shipped)
+    run(tasks_root, out, "--agent", "oracle", "--resume")
+    r = result(out)
+    assert r["status"] == "ok" and r["correct_seen"] and r["correct_unseen"]

@@ -70,11 +70,10 @@ class Runner:
         self._pick = random.SystemRandom()
         self._spacer = None
         # What the kernel allocates itself, cut from a region of this runner's at a new offset every
-        # batch (own_blocks.py), where the judge asked for it; regions a kept buffer still holds.
+        # batch (own_blocks.py), where the judge asked for it.
         self.own_blocks_asked = bool(getattr(args, "own_blocks", False)) and args.device == "cuda"
         self.own_blocks_wanted = self.own_blocks_asked      # until a region cannot be made here
         self.own = None
-        self._own_kept: list = []
         self.arena = None              # the judge's arena for the current config (arena.py), mapped here
         self._outputs_at: list | None = None   # where this batch's native outputs go in it
         self.profiler_attached = False  # _attach_profiler ran
@@ -220,29 +219,24 @@ class Runner:
 
     def _own_region(self, spec: list) -> None:
         """This config's region for the kernel's own blocks (own_blocks.py), sized by its outputs
-        (`spec`), where asked: the last one kept while a buffer the kernel keeps is in it."""
+        (`spec`), where asked: the last one let go once torch holds none of its segments."""
         if not self.own_blocks_wanted:
             return
         import torch
-        from runner.evaluator.own_blocks import OwnBlocks, region_bytes
+        from runner.evaluator import own_blocks
         if self.own is not None:
-            self.own.end()
-            self._own_kept.append(self.own)
+            self.own.retire()
             self.own = None
-        self._own_kept = [o for o in self._own_kept if o.held]
-        if self._own_kept:
-            torch.cuda.empty_cache()   # a last chance for what the kernel let go since
-            self._own_kept = [o for o in self._own_kept if o.held]
+        own_blocks.prune(torch)
         own = None
         try:
             output_bytes = sum(math.prod(s["shape"]) * getattr(torch, s["dtype"]).itemsize for s in spec)
-            own = OwnBlocks(torch, region_bytes(output_bytes))
+            own = own_blocks.OwnBlocks(torch, own_blocks.region_bytes(output_bytes))
             own.check()
             self.own = own
         except Exception as exc:       # an allocator hook this torch lacks, pools refused, no room: as before
-            if own is not None:        # torch may still hold its allocator: its callbacks must stay alive
-                self._own_kept.append(own)
-                own.held_always = True
+            if own is not None:        # registered until torch holds none of its segments (own_blocks.prune)
+                own.retire()
             self.own_blocks_wanted = False
             self.findings.append(f"note: own blocks unavailable ({type(exc).__name__}: {str(exc)[:160]})")
 

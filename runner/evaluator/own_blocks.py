@@ -1,6 +1,6 @@
 """Where a kernel's own allocations sit while it runs: one region of the runner's own, at a new
-offset every batch (issue 30, requirement 5). Off unless the judge asks (policy.OWN_BLOCKS,
-`--own-blocks`): not yet measured through the judge on a GPU.
+offset every batch (issue 30, requirement 5). On for GPUs (policy.OWN_BLOCKS; `--no-own-blocks`
+turns it off), CUDA only.
 
 Why: the arena (arena.py) puts the inputs and a native kernel's outputs at the same places for
 both kernels; what a Python kernel allocates itself (its outputs, its intermediates) comes from
@@ -14,7 +14,7 @@ at an offset drawn each batch, the place is a draw of the round, which the round
 the speedup's interval then carry.
 
 How: the kernel's calls allocate from a torch MemPool whose allocator (two ctypes callbacks, as
-bench/archive/arena_probe.py's BumpPool) cuts segments from the region, from the batch's offset
+bench/archive/arena_probe.py's BumpPool, one pair for the life of the process) cuts segments from the region, from the batch's offset
 up and around the segments still held (a buffer the kernel keeps past its batch stays where it is
 and is never handed out again while it is held); what does not fit comes from the driver
 (cuMemAlloc: placed where the driver puts it, which the runner notes). A new pool every batch, so
@@ -79,53 +79,93 @@ _ALLOC = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes
 _FREE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p)
 
 
-class OwnBlocks:
-    """One region (torch.empty from the default allocator, before any pool) and the pool of the
-    batch under way. `batch` draws the batch's offset and makes its pool; `routed` wraps each
-    call of the kernel; `end` lets the batch's pool go (its free segments come back here)."""
+class _Process:
+    """What every region of this process shares, for the life of the process: one pair of ctypes
+    callbacks and the one torch allocator made of them. Torch calls a pool's free callback for as
+    long as it caches any segment of that pool, which can be long after the batch, the config and
+    the region's own object are gone; a callback of a region's own, let go with it (by the garbage
+    collector, in whatever order it tears a cycle down), is then a call into freed memory. A
+    baseline runner aborted so, collecting garbage, once in 66 noops on an H200 with the callbacks
+    per region (results/gpu-2026-11-30-s20.md). So a segment is found by its address among the
+    regions still registered, and a region stays registered while torch holds any of its segments."""
 
-    def __init__(self, torch, nbytes: int):
-        self.torch = torch
-        self.region = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
-        self.base = self.region.data_ptr()
-        self.ranges = Ranges(nbytes)
-        self.from_driver: dict[int, int] = {}
-        self.driver_segments = 0             # segments that did not fit the region (the runner notes them)
-        self._cuda = ctypes.CDLL("libcuda.so.1")
-        self._cuda.cuMemAlloc_v2.argtypes = (ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t)
-        self._cuda.cuMemFree_v2.argtypes = (ctypes.c_uint64,)
-        self._on_alloc, self._on_free = _ALLOC(self._alloc), _FREE(self._free)
-        self.allocator = torch._C._cuda_customAllocator(ctypes.cast(self._on_alloc, ctypes.c_void_p).value,
-                                                        ctypes.cast(self._on_free, ctypes.c_void_p).value)
-        self.pool = None
-        self.held_always = False             # set where a failed check leaves torch holding the allocator
+    def __init__(self):
+        self.regions: list[OwnBlocks] = []       # registered: current, or retired with segments held
+        self.current: OwnBlocks | None = None    # the region whose pool the kernel's calls allocate from
+        self.from_driver: dict[int, OwnBlocks | None] = {}
+        self._cuda = None
+        self._callbacks = None
+        self.allocator = None
+
+    def allocator_for(self, torch):
+        if self.allocator is None:
+            self._cuda = ctypes.CDLL("libcuda.so.1")
+            self._cuda.cuMemAlloc_v2.argtypes = (ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t)
+            self._cuda.cuMemFree_v2.argtypes = (ctypes.c_uint64,)
+            self._callbacks = (_ALLOC(self._alloc), _FREE(self._free))
+            self.allocator = torch._C._cuda_customAllocator(
+                *(ctypes.cast(fn, ctypes.c_void_p).value for fn in self._callbacks))
+        return self.allocator
 
     def _alloc(self, size, _device, _stream):
-        at = self.ranges.take(int(size))
+        own = self.current
+        at = own.ranges.take(int(size)) if own is not None else None
         if at is not None:
-            return self.base + at
+            return own.base + at
         ptr = ctypes.c_uint64()
         if self._cuda.cuMemAlloc_v2(ctypes.byref(ptr), ctypes.c_size_t(int(size))) != 0:
             return None                                 # out of memory: torch says so
-        self.from_driver[ptr.value] = int(size)
-        self.driver_segments += 1
+        self.from_driver[ptr.value] = own
+        if own is not None:
+            own.from_driver += 1
+            own.driver_segments += 1
         return ptr.value
 
     def _free(self, ptr, _size, _device, _stream):
+        if ptr is None:
+            return
         if ptr in self.from_driver:
-            del self.from_driver[ptr]
+            own = self.from_driver.pop(ptr)
+            if own is not None:
+                own.from_driver -= 1
             self._cuda.cuMemFree_v2(ctypes.c_uint64(ptr))
-        elif ptr is not None:
-            self.ranges.give(ptr - self.base)
+            return
+        for own in self.regions:
+            if own.base <= ptr < own.base + own.ranges.size:
+                own.ranges.give(ptr - own.base)
+                return
+
+
+_PROCESS = _Process()
+
+
+class OwnBlocks:
+    """One region (torch.empty from the default allocator, before any pool) and the pool of the
+    batch under way. `batch` draws the batch's offset and makes its pool; `routed` wraps each
+    call of the kernel; `end` lets the batch's pool go (its free segments come back here);
+    `retire` when the config is done, after which `prune` lets the region go once torch holds
+    none of its segments."""
+
+    def __init__(self, torch, nbytes: int):
+        self.torch = torch
+        self.allocator = _PROCESS.allocator_for(torch)
+        self.region = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+        self.base = self.region.data_ptr()
+        self.ranges = Ranges(nbytes)
+        self.from_driver = 0                 # this region's segments that came from the driver, still held
+        self.driver_segments = 0             # every such segment (the runner notes them)
+        self.pool = None
+        _PROCESS.regions.append(self)
 
     @property
     def held(self) -> bool:
-        """Segments still in use here (a kernel keeps a buffer): the region must outlive them."""
-        return self.held_always or bool(self.ranges.held or self.from_driver)
+        """Segments still in use here (a kernel keeps a buffer; a pool torch has not emptied yet)."""
+        return bool(self.ranges.held or self.from_driver)
 
     def batch(self, pick: random.Random) -> None:
         self.end()
         self.ranges.restart(pick.randrange(SPREAD // PAGE) * PAGE)
+        _PROCESS.current = self
         self.pool = self.torch.cuda.MemPool(self.allocator)
 
     def routed(self):
@@ -144,6 +184,13 @@ class OwnBlocks:
             if self.held:
                 self.torch.cuda.empty_cache()
 
+    def retire(self) -> None:
+        """The config is done: no new pool here; the region is let go by `prune` once nothing of
+        it is held."""
+        self.end()
+        if _PROCESS.current is self:
+            _PROCESS.current = None
+
     def check(self) -> None:
         """One allocation through a pool of this region, let go: an allocator that refuses pools
         (expandable segments) fails here, before any kernel runs, not in the kernel's call."""
@@ -152,3 +199,13 @@ class OwnBlocks:
             probe = self.torch.empty(1, device="cuda")
         del probe
         self.end()
+
+
+def prune(torch) -> int:
+    """Let go every retired region torch holds no segment of (after emptying its cache once where
+    some still hold: what a kernel let go since is released then); the number still registered."""
+    retired = [own for own in _PROCESS.regions if own is not _PROCESS.current]
+    if any(own.held for own in retired):
+        torch.cuda.empty_cache()
+    _PROCESS.regions[:] = [own for own in _PROCESS.regions if own is _PROCESS.current or own.held]
+    return len(_PROCESS.regions)

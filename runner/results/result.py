@@ -81,6 +81,9 @@ class Evaluation:
     notes: list[str] = field(default_factory=list)
     nonce: str | None = None         # echoed from the host: the file is the evaluator's own
     task_error: str | None = None    # the task's reference/make_inputs failed: not the candidate's fault
+    # The judge's own side failed (the baseline's runner died, the baseline failed its clean room):
+    # the configs it took down are no verdict on the candidate, and the attempt is an infra_error.
+    harness_error: str | None = None
     environment: dict = field(default_factory=dict)  # torch, triton, CUDA/ROCm, driver, GPU it ran on
     ceilings: dict = field(default_factory=dict)     # this GPU's measured bandwidth and math peaks (roofline.py)
 
@@ -204,6 +207,9 @@ class AttemptResult:
         self.compile_log = evaluation.compile_log[-4000:]
         if evaluation.error:
             self.error = evaluation.error
+        if evaluation.harness_error:
+            self.status = "infra_error"      # redone by --resume; never a pass, never the agent's failure
+            self.error = evaluation.harness_error
         if evaluation.task_error:
             self.status = "task_error"       # the task is broken: not the candidate's failure
 

@@ -191,6 +191,38 @@ def test_the_watch_lets_the_toolchain_run_and_names_anything_else(tmp_path, peri
     assert len(found) == 2, found                                       # the real cc is the toolchain's
 
 
+def test_a_program_that_runs_another_under_the_look_is_not_taken_for_one_from_the_sandbox(monkeypatch):
+    """A compiler's child between its fork and its exec is the compiler, then the program it runs
+    (gcc, then `as`): a look that reads the link before the exec and the file's identity after it
+    sees a name and an identity that disagree, which reads as a program from inside the sandbox
+    (an honest Triton noop was flagged so on an H200, results/gpu-2026-11-30-s20.md). The watch
+    reads the link again and judges such a process at its next look, as what it runs then."""
+    import os
+    import shutil
+    import subprocess
+
+    from runner.evaluator.judge import procwatch
+    proc = subprocess.Popen([shutil.which("sleep"), "30"])       # a system program, stable
+    real, cc = os.readlink, os.path.realpath(shutil.which("cc"))
+    reads = []
+
+    def exec_between_reads(path):          # the first read sees the program it ran before: cc
+        reads.append(path)
+        return cc if len(reads) == 1 else real(path)
+    try:
+        watch = procwatch.ProcessWatch(proc.pid, "/nonexistent")
+        monkeypatch.setattr(procwatch.os, "readlink", exec_between_reads)
+        assert watch.judge(proc.pid) is None, reads
+        monkeypatch.setattr(procwatch.os, "readlink", real)
+        assert watch.judge(proc.pid) is None                   # the next look: sleep, the system's
+        # a name that stays at odds with the program's identity is still a finding
+        monkeypatch.setattr(procwatch.os, "readlink", lambda path: cc if path.startswith("/proc/") else real(path))
+        assert "from inside the sandbox" in (watch.judge(proc.pid) or "")
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def test_a_judge_that_cannot_read_the_runner_says_so_and_flags_nothing(monkeypatch):
     """The docker backend's judge has no ptrace access to the runner's uid: it cannot read any
     program there. It must say it did not look, never flag the honest runner as foreign; once the

@@ -486,10 +486,12 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                                 candidate = None
                         if baseline.proc.poll() is not None:
                             evaluation.error = f"the baseline runner died: {exc}"[:500]
+                            evaluation.harness_error = evaluation.harness_error or evaluation.error
                     except Exception as exc:  # the judge itself must not lose the other configs
                         traceback.print_exc()
                         row = ConfigResult(config=config.name, split=split, params=dict(config.params),
                                            correct=False, error=f"evaluator: {type(exc).__name__}: {exc}")
+                        evaluation.harness_error = evaluation.harness_error or f"the judge failed on {config.name}: {row.error}"[:500]
                     evaluation.configs.append(row)
             if wants_clean_room and candidate is not None:
                 # Every process of the candidate, and with them its GPU contexts and their queued
@@ -518,6 +520,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                             judge.clean_room(baseline, evaluation.configs, chosen)
                     except (RunnerFailed, Mismatch) as exc:
                         evaluation.error = evaluation.error or f"the baseline failed its clean-room batches: {exc}"[:500]
+                        evaluation.harness_error = evaluation.harness_error or evaluation.error
             flags += judge.flags
             if measure:   # graded against this GPU's measured ceilings, on the judge's own figures
                 flags += roofline.annotate(evaluation, task, device)

@@ -31,9 +31,12 @@ CLEAN_ROOM_ROUNDS, CLEAN_ROOM_Z = 8, 3.0
 # of a softmax evaluation's 264 s at load 12, issue 31). `clean_room=True` turns it on there.
 CLEAN_ROOM = {"gpu": True, "cpu": False}
 # What a kernel allocates itself, cut from a region of each runner's at a new offset every batch
-# (own_blocks.py; `--own-blocks`): off until measured through the judge on a GPU. On an H200 such a
-# block's place moved a 37 us scatter_add 34-38 us (results/gpu-2026-11-30-s19.md).
-OWN_BLOCKS = {"gpu": False, "cpu": False}
+# (own_blocks.py; `--own-blocks`, `--no-own-blocks`). On an H200 such a block's place moved a 37 us
+# scatter_add 34-38 us, and its noop read 1.094x then 1.002x as each runner's allocator kept one
+# place (results/gpu-2026-11-30-s19.md); with each batch at its own place its configs read 0.15 %
+# apart at the median, 0.70 % at worst, every interval holding 1.0 (results/gpu-2026-11-30-s20.md).
+# Off on the CPU, where times are not meaningful (and OwnBlocks needs CUDA).
+OWN_BLOCKS = {"gpu": True, "cpu": False}
 CHECK_PROBABILITY, CHECKS_PER_CONFIG = 0.5, 4   # timed batches of the candidate checked: this chance at most,
                                                 # about this many per config, and the last always
 KEPT_BYTES = {"gpu": 4 << 30, "cpu": 256 << 20}                 # outputs a runner keeps per batch

@@ -217,6 +217,16 @@ class ProcessWatch:
         ident = _identity(f"/proc/{pid}/exe")
         if ident is None:             # ending under the look (the link read, the file no longer): as unreadable
             return "a process the judge cannot inspect"
+        try:
+            again = os.readlink(f"/proc/{pid}/exe")
+        except OSError:
+            return "a process the judge cannot inspect"
+        if again != path:
+            # It ran another program between the two reads (gcc's child between its fork and its
+            # exec of `as` is gcc, then `as`): the link and the identity may belong to different
+            # programs, which read as a program from inside the sandbox. Judged at the next look,
+            # as whatever it runs then (an H200 noop was flagged so, 2026-11-30).
+            return None
         name = os.path.basename(path.removesuffix(" (deleted)"))
         if ident is not None and ident == self.interpreter:
             if self._runner is None:

@@ -390,9 +390,14 @@ class RunnerClient:
         finally:
             os.close(fd)
         # A crash's stacks (faulthandler) run innermost frame first, then out to runpy, then a list
-        # of extension modules: the crash site is at their start, not the log's end.
+        # of extension modules: the crash site is at their start, not the log's end. What a library
+        # wrote just before it (a C++ exception's `terminate called after throwing ... what(): ...`)
+        # says why: its last lines come too.
         crash = text.rfind("Fatal Python error")
-        text = (text[crash:crash + policy.LOG_TAIL_BYTES] if crash >= 0 else text[-policy.LOG_TAIL_BYTES:]).strip()
+        if crash >= 0:
+            before = text[max(0, crash - policy.LOG_TAIL_BYTES // 2):crash].splitlines()[-4:]
+            text = "\n".join([*before, text[crash:crash + policy.LOG_TAIL_BYTES]])
+        text = (text if crash >= 0 else text[-policy.LOG_TAIL_BYTES:]).strip()
         return f": {text}" if text else ""
 
     def kill(self) -> None:
