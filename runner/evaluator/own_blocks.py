@@ -14,9 +14,10 @@ at an offset drawn each batch, the place is a draw of the round, which the round
 the speedup's interval then carry.
 
 How: the kernel's calls allocate from a torch MemPool whose allocator (two ctypes callbacks, as
-bench/archive/arena_probe.py's BumpPool, one pair for the life of the process) cuts segments from the region, from the batch's offset
-up and around the segments still held (a buffer the kernel keeps past its batch stays where it is
-and is never handed out again while it is held); what does not fit comes from the driver
+bench/archive/arena_probe.py's BumpPool; one pair for the life of the process, _Process) cuts
+segments from the region, from the batch's offset up and around the segments still held (a buffer
+the kernel keeps past its batch stays where it is and is never handed out again while it is
+held); what does not fit comes from the driver
 (cuMemAlloc: placed where the driver puts it, which the runner notes). A new pool every batch, so
 every batch's segments are cut anew; the first call of a batch cuts them, inside its span (the
 launch gate holds the device through that host work). The region is device memory of this
