@@ -868,6 +868,33 @@ def {sym}(*args):
     _seen["x"] = args[0]
     return _honest(*args)
 '''
+# flush_on_inputs was caught by a copy its int32->int64 view made between calls (results/
+# gpu-2026-11-30-s20.md), not by the flush rule. This one makes none: the harness's own reduction,
+# the same dtype, out and element count as its 256 MB read, over a 1-D stride-0 view of one word,
+# so every load hits the same line and nothing is evicted. Whether its blocks and device time pass
+# devtrace._is_flush (same name and blocks, at least min(half the baseline's median, 0.8 of its
+# shortest)) is what its trace= tells.
+CHEATS["flush_stride0"] = '''
+import sys
+_one = {}
+
+for _name, _mod in list(sys.modules.items()):
+    if _name.endswith("evaluator.clock") and hasattr(_mod, "GpuClock"):
+        def _flush(self, _real=_mod.GpuClock.flush):
+            if self.regime != "cold":
+                return _real(self)
+            if "view" not in _one:
+                word = torch.ones(1, dtype=torch.int32, device="cuda")
+                _one["view"] = word.as_strided((self.buffer.numel(),), (0,))
+                _one["sink"] = torch.zeros((), dtype=torch.int64, device="cuda")
+            torch.sum(_one["view"], 0, dtype=torch.int64, out=_one["sink"])
+            self.flushes += 1
+        _mod.GpuClock.flush = _flush
+
+
+def {sym}(*args):
+    return _honest(*args)
+'''
 CHEAT_TASKS = {"cublas_matmul": "torch2triton/matmul_fp16"}
 # Words only the device trace's findings use (devtrace.py: `the device trace saw`, `device_trace:`, the
 # device's own copies, time and PyTorch kernels per call): redteam prints those flags apart.

@@ -4,7 +4,7 @@
 # run with them: the whole red team, and the oracles (a Python kernel's own outputs are cut from its
 # runner's region there too). So:
 #   bash results/gpu-2026-11-30-s20/next-x2.sh LEDGER [redteam]
-#  - with `redteam`: GPU 0 runs the whole GPU red team first (18 cheats and the honest control,
+#  - with `redteam`: GPU 0 runs the whole GPU red team first (19 cheats, flush_stride0 new, and the honest control,
 #    ~450 s on one H200), then joins the sweep;
 #  - the sweep: oracle and noop of every task a CUDA host runs, one process per GPU (--shard K/2),
 #    one ledger line per evaluation (what LEDGER holds is skipped: start from suite-seed.jsonl,
