@@ -5,9 +5,10 @@ A noop hands back the baseline's own code, so each per-config speedup should rea
 reads off is the judge's floor on that GPU. Reads every verdict JSON named like `fid-*-noop-*.json`
 under the folders given (bench/judge_gpu.py fidelity --agents noop writes them) and prints, for
 calls of 5 us or more and for shorter ones (the baseline's time): configs, median and worst
-|speedup - 1|, how many beyond 1.5 %, how many 95 % intervals hold 1.0, and their median width.
+|speedup - 1|, how many beyond 1.5 %, how many 95 % intervals hold 1.0, and their median width;
+with --detail, each config beyond 1.5 % and each interval that excludes 1.0 (the JSON has both).
 
-    python3 bench/noop_floor.py results/gpu-2026-11-30-s18/call*/noop [--json out.json]
+    python3 bench/noop_floor.py results/gpu-2026-11-30-s18/call*/noop [--json out.json] [--detail]
 """
 from __future__ import annotations
 
@@ -41,6 +42,12 @@ def configs(folders: list[Path], failed: list[str] | None = None) -> list[dict]:
     return found
 
 
+def _named(r: dict) -> str:
+    ci = r["ci95"] if isinstance(r["ci95"], list) and len(r["ci95"]) == 2 else None
+    return (f"{r['task']} {r['config']} ({r['baseline_ms'] * 1000:.1f} us, {r['speedup']:.4f}x"
+            + (f" [{ci[0]:.4f}, {ci[1]:.4f}])" if ci else ")"))
+
+
 def summary(rows: list[dict]) -> dict:
     if not rows:
         return {"configs": 0}
@@ -54,13 +61,17 @@ def summary(rows: list[dict]) -> dict:
             "beyond_limit": sum(abs(r["speedup"] - 1.0) > LIMIT for r in rows),
             "intervals": len(intervals), "holding_1": sum(lo <= 1.0 <= hi for lo, hi in intervals),
             "median_width": statistics.median(hi - lo for lo, hi in intervals) if intervals else None,
-            "flagged_evaluations": len({r["file"] for r in rows if r["flags"]})}
+            "flagged_evaluations": len({r["file"] for r in rows if r["flags"]}),
+            "beyond": [_named(r) for r in off if abs(r["speedup"] - 1.0) > LIMIT],
+            "excluding_1": [_named(r) for r in rows if isinstance(r["ci95"], list) and len(r["ci95"]) == 2
+                            and not r["ci95"][0] <= 1.0 <= r["ci95"][1]]}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folders", nargs="+", type=Path)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--detail", action="store_true", help="each config beyond 1.5 %% and each interval excluding 1.0")
     args = ap.parse_args(argv)
     failed: list[str] = []
     rows = configs(args.folders, failed)
@@ -82,6 +93,10 @@ def main(argv=None) -> int:
               f"{s['worst_off'] * 100:.2f} % ({s['worst']}), {s['beyond_limit']} beyond {LIMIT:.1%}; "
               f"intervals holding 1.0: {s['holding_1']} of {s['intervals']}, median width {width}; "
               f"flagged evaluations {s['flagged_evaluations']}")
+        if args.detail:
+            for label in ("beyond", "excluding_1"):
+                for line in s[label]:
+                    print(f"    {label:11s} {line}")
     print(f"{out['evaluations']} evaluations read, {len(failed)} failed and not read")
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))

@@ -9,7 +9,7 @@
 #  - the sweep: oracle and noop of every task a CUDA host runs, one process per GPU (--shard K/2),
 #    one ledger line per evaluation (what LEDGER holds is skipped: start from suite-seed.jsonl,
 #    session 20's 65 good noops; commit LEDGER under results/ after each call). About 170 oracles:
-#    four or five calls. Read it with: grep -c . LEDGER; and harness_faults / flags per line.
+#    four or five calls. Read it with: grep -c . LEDGER; and harness_faults / flags per line; the noops with bench/noop_floor.py --detail.
 set -uo pipefail
 . bench/gpu_env.sh || exit 1
 LEDGER=${1:?a ledger path under results/}
