@@ -167,8 +167,9 @@ def fidelity(args) -> dict:
             (args.out / "fidelity.partial.json").write_text(json.dumps(results, indent=1))
             # One line per judged evaluation, across calls and sessions: the next run skips it. An
             # evaluation that left no verdict (the harness failed: a task root that did not resolve,
-            # a crash, a timeout) is not judged and stays out, so the next run tries it again.
-            if ledger and "compiled" in data:
+            # a crash, a timeout), or whose verdict says the judge's own side failed (harness_error:
+            # the baseline's runner died), is not judged and stays out, so the next run tries it again.
+            if ledger and "compiled" in data and not data.get("harness_error"):
                 line = json.dumps({"task": task, "agent": agent, "date": time.strftime("%Y-%m-%d"),
                                    "flags": r["flags"], "harness_faults": harness_faults(r["notes"], data.get("harness_error")),
                                    "error": r["error"], "timing_method": r["timing_method"],
