@@ -167,7 +167,7 @@ def test_a_segment_is_given_back_to_its_region_after_the_region_is_retired(monke
 
     def region(base, size):
         own = object.__new__(own_blocks.OwnBlocks)
-        own.base, own.ranges, own.from_driver, own.driver_segments, own.pool = base, Ranges(size), 0, 0, None
+        own.base, own.ranges, own.driver_segments, own.pool = base, Ranges(size), 0, None
         own.torch = None
         process.regions.append(own)
         return own

@@ -54,7 +54,7 @@ def main(argv=None) -> int:
                              "allows; docs/evaluation.md)")
     parser.add_argument("--own-blocks", action=argparse.BooleanOptionalAction, default=None,
                         help="cut what each kernel allocates itself from a region of its runner's, at a new "
-                             "offset every batch (default: off; CUDA only; docs/evaluation.md)")
+                             "offset every batch (default: on for CUDA, policy.OWN_BLOCKS; not for graph replays; docs/evaluation.md)")
     parser.add_argument("--max-speedup", type=float, default=MAX_SPEEDUP,
                         help="flag (and score zero) a config faster than this over the baseline (the "
                              "task's [performance] max_speedup when higher)")

@@ -118,7 +118,6 @@ class _Process:
             return None                                 # out of memory: torch says so
         self.from_driver[ptr.value] = own
         if own is not None:
-            own.from_driver += 1
             own.driver_segments += 1
         return ptr.value
 
@@ -126,9 +125,7 @@ class _Process:
         if ptr is None:
             return
         if ptr in self.from_driver:
-            own = self.from_driver.pop(ptr)
-            if own is not None:
-                own.from_driver -= 1
+            del self.from_driver[ptr]
             self._cuda.cuMemFree_v2(ctypes.c_uint64(ptr))
             return
         for own in self.regions:
@@ -153,7 +150,6 @@ class OwnBlocks:
         self.region = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
         self.base = self.region.data_ptr()
         self.ranges = Ranges(nbytes)
-        self.from_driver = 0                 # this region's segments that came from the driver, still held
         self.driver_segments = 0             # every such segment (the runner notes them)
         self.pool = None
         _PROCESS.regions.append(self)
@@ -161,7 +157,7 @@ class OwnBlocks:
     @property
     def held(self) -> bool:
         """Segments still in use here (a kernel keeps a buffer; a pool torch has not emptied yet)."""
-        return bool(self.ranges.held or self.from_driver)
+        return bool(self.ranges.held) or any(own is self for own in _PROCESS.from_driver.values())
 
     def batch(self, pick: random.Random) -> None:
         self.end()

@@ -491,7 +491,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                         traceback.print_exc()
                         row = ConfigResult(config=config.name, split=split, params=dict(config.params),
                                            correct=False, error=f"evaluator: {type(exc).__name__}: {exc}")
-                        evaluation.harness_error = evaluation.harness_error or f"the judge failed on {config.name}: {row.error}"[:500]
+                        evaluation.harness_error = (evaluation.harness_error
+                                                    or f"the judge failed on {config.name}: {row.error}"[:500])
                     evaluation.configs.append(row)
             if wants_clean_room and candidate is not None:
                 # Every process of the candidate, and with them its GPU contexts and their queued

@@ -396,8 +396,9 @@ class RunnerClient:
         crash = text.rfind("Fatal Python error")
         if crash >= 0:
             before = text[max(0, crash - policy.LOG_TAIL_BYTES // 2):crash].splitlines()[-4:]
-            text = "\n".join([*before, text[crash:crash + policy.LOG_TAIL_BYTES]])
-        text = (text if crash >= 0 else text[-policy.LOG_TAIL_BYTES:]).strip()
+            text = "\n".join([*before, text[crash:crash + policy.LOG_TAIL_BYTES]]).strip()
+        else:
+            text = text[-policy.LOG_TAIL_BYTES:].strip()
         return f": {text}" if text else ""
 
     def kill(self) -> None:
