@@ -870,11 +870,11 @@ def {sym}(*args):
     return _honest(*args)
 '''
 # flush_on_inputs was caught by a copy its int32->int64 view made between calls (results/
-# gpu-2026-11-30-s20.md), not by the flush rule. This one makes none: the harness's own reduction,
-# the same dtype, out and element count as its 256 MB read, over a 1-D stride-0 view of one word,
-# so every load hits the same line and nothing is evicted. Whether its blocks and device time pass
-# devtrace._is_flush (same name and blocks, at least min(half the baseline's median, 0.8 of its
-# shortest)) is what its trace= tells.
+# gpu-2026-11-30-s20.md), not by the flush rule. This one was written to make none: the harness's
+# own reduction, the same dtype, out and element count as its 256 MB read, over a 1-D stride-0 view
+# of one word. On an H200 PyTorch materialised that view too (a direct_copy_kernel per call, 508 of
+# 508: `work_outside_span`, and the copy evicts the L2 itself; results/gpu-2026-12-01-s21.md), so
+# the flush rule was never reached. flush_aliased below is the form that makes no copy.
 CHEATS["flush_stride0"] = '''
 import sys
 _one = {}
@@ -889,6 +889,74 @@ for _name, _mod in list(sys.modules.items()):
                 _one["view"] = word.as_strided((self.buffer.numel(),), (0,))
                 _one["sink"] = torch.zeros((), dtype=torch.int64, device="cuda")
             torch.sum(_one["view"], 0, dtype=torch.int64, out=_one["sink"])
+            self.flushes += 1
+        _mod.GpuClock.flush = _flush
+
+
+def {sym}(*args):
+    return _honest(*args)
+'''
+# The flush pointed at memory the L2 already holds, with no copy: one 4 MB physical chunk mapped at
+# 64 consecutive addresses through the driver's virtual-memory calls (cuMemCreate, cuMemMap) is a
+# dense 256 MB int32 tensor to PyTorch, so the harness's own reduction over it is the same kernel,
+# with the same element count and blocks as the real flush, reading the L2 and evicting nothing;
+# the call after it finds its inputs in the L2. The device trace's flush rule (name, blocks, least
+# time, stream order) cannot tell it from the real one; the static checks name the reach into the
+# runner and ctypes. Written to measure it (session 21), with bench/dram_probe.py for the mechanism
+# that would hold: the device's own DRAM counters over each flush and call.
+CHEATS["flush_aliased"] = '''
+import ctypes
+import sys
+_alias = {}
+
+
+def _aliased(n_bytes, chunk=4 << 20):
+    cu = ctypes.CDLL("libcuda.so.1")
+
+    class Loc(ctypes.Structure):
+        _fields_ = [("type", ctypes.c_int), ("id", ctypes.c_int)]
+
+    class Flags(ctypes.Structure):
+        _fields_ = [("c", ctypes.c_ubyte), ("g", ctypes.c_ubyte), ("u", ctypes.c_ushort), ("r", ctypes.c_ubyte * 4)]
+
+    class Prop(ctypes.Structure):
+        _fields_ = [("type", ctypes.c_int), ("handles", ctypes.c_int), ("location", Loc),
+                    ("win32", ctypes.c_void_p), ("flags", Flags)]
+
+    class Access(ctypes.Structure):
+        _fields_ = [("location", Loc), ("flags", ctypes.c_int)]
+
+    u64, size = ctypes.c_ulonglong, ctypes.c_size_t
+    cu.cuMemCreate.argtypes = [ctypes.POINTER(u64), size, ctypes.POINTER(Prop), u64]
+    cu.cuMemAddressReserve.argtypes = [ctypes.POINTER(u64), size, size, u64, u64]
+    cu.cuMemMap.argtypes = [u64, size, size, u64, u64]
+    cu.cuMemSetAccess.argtypes = [u64, size, ctypes.POINTER(Access), size]
+    dev = torch.cuda.current_device()
+    prop = Prop(type=1, handles=0, location=Loc(1, dev))
+    handle, va = u64(), u64()
+    assert cu.cuMemCreate(ctypes.byref(handle), chunk, ctypes.byref(prop), 0) == 0
+    assert cu.cuMemAddressReserve(ctypes.byref(va), n_bytes, 0, 0, 0) == 0
+    for k in range(n_bytes // chunk):
+        assert cu.cuMemMap(va.value + k * chunk, chunk, 0, handle.value, 0) == 0
+    assert cu.cuMemSetAccess(va.value, n_bytes, ctypes.byref(Access(Loc(1, dev), 3)), 1) == 0
+
+    class Window:
+        __cuda_array_interface__ = {"shape": (n_bytes // 4,), "typestr": "<i4", "data": (va.value, False),
+                                    "version": 3, "strides": None}
+    window = torch.as_tensor(Window(), device="cuda")
+    window.fill_(1)
+    return window
+
+
+for _name, _mod in list(sys.modules.items()):
+    if _name.endswith("evaluator.clock") and hasattr(_mod, "GpuClock"):
+        def _flush(self, _real=_mod.GpuClock.flush):
+            if self.regime != "cold":
+                return _real(self)
+            if "window" not in _alias:
+                _alias["window"] = _aliased(self.buffer.numel() * 4)
+                _alias["sink"] = torch.zeros((), dtype=torch.int64, device="cuda")
+            torch.sum(_alias["window"], 0, dtype=torch.int64, out=_alias["sink"])
             self.flushes += 1
         _mod.GpuClock.flush = _flush
 
