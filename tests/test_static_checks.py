@@ -187,6 +187,17 @@ def test_the_raw_cuda_runtime_is_native_access(body):
     assert any(f.startswith("native_access: torch.cuda.cudart") for f in flags(body)), flags(body)
 
 
+@pytest.mark.parametrize("body", [
+    "def forward(x):\n    with torch.profiler.profile():\n        return x * 2\n",
+    "from torch.autograd import profiler\ndef forward(x):\n    with profiler.profile(use_cuda=True):\n        return x\n",
+    "def forward(x):\n    torch.cuda.profiler.stop()\n    return x\n",
+    "def forward(x):\n    getattr(torch, 'prof' + 'iler').profile().__enter__()\n    return x\n"])
+def test_pytorchs_profiler_is_trace_tampering(body):
+    """PyTorch's profiler drives CUPTI in the runner's process, the device trace's own machinery: its
+    start registers its own record buffers, its stop switches activity kinds off."""
+    assert any(f.startswith("trace_tampering: ") for f in flags(body)), flags(body)
+
+
 def test_an_explicitly_unpinned_tensor_is_not_host_memory():
     assert not [f for f in flags("def forward(x):\n    return torch.empty(4, pin_memory=False)") if "host_memory" in f]
 
@@ -198,6 +209,50 @@ def test_device_addressable_host_memory_is_flagged_in_native_code(name):
     source = (f"__global__ void k(float* y) {{ y[0] = 1; }}\n"
               f"extern \"C\" int launch(float* y, void* s) {{ void* h; {name}(&h, 64); k<<<1, 1>>>(y); return 0; }}")
     assert f"host_memory: {name} (kernel.cu)" in check_native(source), check_native(source)
+
+
+@pytest.mark.parametrize("name, kind", [
+    ("syscall", "process_control"), ("dup2", "process_control"), ("dup3", "process_control"),
+    ("close", "process_control"), ("pipe2", "process_control"), ("sigaction", "process_control"),
+    ("setitimer", "process_control"), ("timer_create", "process_control"), ("process_vm_writev", "process_control"),
+    ("cuLaunchHostFunc", "stream_injection"), ("cuStreamCreate", "stream_injection"),
+    ("cudaGetDriverEntryPoint", "native_access"), ("cuGetProcAddress", "native_access"),
+    ("cuMemMap", "native_access"), ("dl_iterate_phdr", "native_access"),
+    ("cudaProfilerStop", "trace_tampering"), ("cuptiActivityDisable", "trace_tampering"),
+    ("cuptiUnsubscribe", "trace_tampering")])
+def test_native_code_that_could_silence_or_redirect_the_device_trace_is_flagged(name, kind):
+    """The device trace's library and its pipe live in the runner's process, beside a native
+    candidate's code: CUPTI's own API (an activity kind switched off around one kernel), a system call
+    on the pipe's descriptor, code run at times of the candidate's choosing without a thread (a
+    signal, a timer, a driver host callback), the loaded objects found and their memory mapped. Each
+    is named however it is declared (its header, or a prototype of the candidate's own)."""
+    source = (f"__global__ void k(float* y) {{ y[0] = 1; }}\n"
+              f"extern \"C\" long {name}(long, ...);\n"
+              f"extern \"C\" int launch(float* y) {{ {name}(1, 2); k<<<1, 1>>>(y); return 0; }}")
+    assert f"{kind}: {name} (kernel.cu)" in check_native(source), check_native(source)
+
+
+def test_a_system_call_in_inline_assembly_is_flagged_and_ptx_is_not():
+    ptx = '__global__ void k(float* y) { float v; asm volatile("ld.global.nc.f32 %0, [%1];" : "=f"(v) : "l"(y)); y[0] = v; }\n'
+    assert check_native(ptx) == []
+    host = ptx + 'extern "C" int launch(float* y) { long r; asm volatile ("syscall" : "=a"(r) : "a"(33L) : "rcx", "r11"); return 0; }'
+    assert any(f.startswith("process_control: inline assembly 'syscall'") for f in check_native(host)), check_native(host)
+
+
+def test_ordinary_words_a_kernel_declares_for_itself_are_its_own():
+    source = ("#include <cuda/pipeline>\n__global__ void k(float* y) {\n  auto pipe = cuda::make_pipeline();\n"
+              "  int close = 3; bool signal = y[0] > 0; float dup = y[1];\n  y[2] = close + signal + dup;\n}\n"
+              "static int remove(int a, int b)\n{\n  return a - b;\n}\n")
+    assert check_native(source) == []
+
+
+@pytest.mark.parametrize("call", ["if (close(3)) { }", "if (close(3) == 0) { return 1; }", "close(3);"])
+def test_a_prototype_or_a_call_does_not_make_a_library_function_the_files_own(call):
+    """`extern "C" long close(long, ...);` declares libc's close without its header; a call followed
+    by a block is not a definition either. Only a variable or a function the file defines is its own."""
+    source = ('__global__ void k(float* y) { y[0] = 1; }\nextern "C" long close(long, ...);\n'
+              f'extern "C" int launch(float* y) {{ {call} return 0; }}')
+    assert "process_control: close (kernel.cu)" in check_native(source), check_native(source)
 
 
 def test_numpy_dtype_names_are_not_compute():

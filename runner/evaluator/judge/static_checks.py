@@ -81,6 +81,10 @@ FORBIDDEN_ORIGINS = {
     "torch.serialization": "process_control", "torch.from_file": "process_control",
     "torch.UntypedStorage.from_file": "process_control", "torch.TypedStorage.from_file": "process_control",
     "logging.currentframe": "introspection",
+    # PyTorch's profiler drives CUPTI, the device trace's own machinery, in the runner's process: its
+    # start registers its own record buffers and its stop switches activity kinds off. No kernel needs it
+    **dict.fromkeys(("torch.profiler", "torch.autograd.profiler", "torch.autograd.profiler_legacy",
+                     "torch.autograd.profiler_util", "torch.cuda.profiler"), "trace_tampering"),
     **dict.fromkeys(("torch.cuda.Stream", "torch.cuda.stream", "torch.cuda.ExternalStream", "torch.cuda.set_stream",
                      "torch.Stream", "torch.cuda.StreamContext", "torch.cuda.graph", "torch.cuda.CUDAGraph",
                      "torch.cuda.graphs", "torch.cuda.make_graphed_callables", "torch.cuda.set_sync_debug_mode"),
@@ -900,7 +904,15 @@ NATIVE_FORBIDDEN = {
                          "hipStreamCreate", "hipStreamCreateWithFlags", "hipStreamCreateWithPriority",
                          "cudaStreamPerThread", "hipStreamPerThread", "cudaStreamBeginCapture",
                          "hipStreamBeginCapture", "cudaGraphLaunch", "hipGraphLaunch", "cudaLaunchHostFunc",
-                         "hipLaunchHostFunc", "cudaStreamAddCallback", "hipStreamAddCallback"},
+                         "hipLaunchHostFunc", "cudaStreamAddCallback", "hipStreamAddCallback",
+                         # the driver API's spellings of the same (a host callback runs the candidate's code
+                         # on a driver thread, a thread no name of this list starts)
+                         "cuStreamCreate", "cuStreamCreateWithPriority", "cuStreamBeginCapture",
+                         "cuStreamBeginCapture_v2", "cuGraphLaunch", "cuLaunchHostFunc", "cuStreamAddCallback"},
+    # the device trace's own machinery reached from the candidate's code: CUPTI's API (an activity kind
+    # switched off around a kernel, so that no record of it is made) and the profiler's start and stop
+    "trace_tampering": {"cudaProfilerStart", "cudaProfilerStop", "cuProfilerStart", "cuProfilerStop",
+                        "hipProfilerStart", "hipProfilerStop", "roctracer_start", "roctracer_stop"},
     "thread_injection": {"pthread_create", "thread", "async", "jthread", "fork", "vfork", "clone",
                          "omp_set_num_threads", "pthread_detach"},
     "timer_patching": {"cudaEventRecord", "hipEventRecord", "cudaEventElapsedTime", "hipEventElapsedTime",
@@ -909,7 +921,23 @@ NATIVE_FORBIDDEN = {
     "process_control": {"system", "popen", "execv", "execve", "execvp", "execl", "execlp", "_exit", "exit",
                         "abort", "quick_exit", "kill", "fopen", "open", "openat", "creat", "unlink", "remove",
                         "rename", "getenv", "setenv", "dlopen", "dlsym", "mprotect", "mmap", "ptrace",
-                        "write", "fwrite", "freopen"},
+                        "write", "fwrite", "freopen",
+                        # the kernel reached directly (any call at all), and what would redirect, close or
+                        # filter a descriptor the runner holds (the device trace's pipe) or run code of the
+                        # candidate's at times of its choosing (a signal, a timer) without a thread
+                        "syscall", "dup", "dup2", "dup3", "close", "pipe", "pipe2", "socketpair", "eventfd",
+                        "memfd_create", "ioctl", "fcntl", "prctl", "sigaction", "signal", "setitimer",
+                        "timer_create", "alarm", "ualarm", "process_vm_writev", "process_vm_readv",
+                        "pkey_mprotect", "environ"},
+    # what finds or maps memory and code the runner and the trace library hold: the loaded objects and
+    # their addresses, the driver's own entry points (past the names listed here), and the driver's
+    # virtual-memory calls (one physical chunk mapped at many addresses: a buffer dense to PyTorch that
+    # the L2 holds, bench/judge_gpu.py flush_aliased)
+    "native_access": {"dl_iterate_phdr", "dladdr", "dlinfo", "cudaGetDriverEntryPoint",
+                      "cudaGetDriverEntryPointByVersion", "cuGetProcAddress", "cuGetProcAddress_v2",
+                      "hipGetProcAddress", "cuMemCreate", "cuMemMap", "cuMemAddressReserve", "cuMemSetAccess",
+                      "cuMemImportFromShareableHandle", "cuMemRetainAllocationHandle", "cuMemExportToShareableHandle",
+                      "hipMemCreate", "hipMemMap", "hipMemAddressReserve", "hipMemSetAccess"},
     # the Python interpreter reached from C++ (a torch extension is loaded into it): anything Python can
     # do, PyTorch's ops included, where no Python check reads it
     "introspection": {"PyImport_ImportModule", "PyImport_Import", "PyImport_AddModule", "PyRun_SimpleString",
@@ -929,20 +957,40 @@ NATIVE_FORBIDDEN = {
                     "hipHostMallocMapped", "hipHostRegisterMapped", "__managed__", "pin_memory", "pinned_memory",
                     "getPinnedMemoryAllocator", "getHostAllocator", "getCachingHostAllocator", "HostAlloc"},
 }
+# x86 instructions that enter the kernel, inside an asm statement's string (PTX has none of them)
+_HOST_ASM = re.compile(r'\b(?:asm|__asm__|__asm)\b[^;]*?"[^"]*?\b(syscall|sysenter|int\s*\$?0x80)\b', re.S)
 NATIVE_HALF = {"__half", "half", "half2", "__half2", "__nv_bfloat16", "__nv_bfloat162", "hip_bfloat16",
                "__hip_bfloat16", "__float2half", "__float2half_rn", "__float2bfloat16", "__half2float",
                "__hmul", "__hadd", "__hfma", "wmma", "mma_sync", "__nv_fp8_e4m3", "nv_bfloat16"}
 # Flagged names that are also ordinary words a kernel may declare for itself (`int half = n / 2;`,
-# `const int thread = threadIdx.x;`, a helper `remove(...)`): where the file declares one, that
-# name is the file's own, unless written qualified (`std::thread`, `::write`). Calling the library
-# function instead needs its header, which is flagged on its own.
+# `const int thread = threadIdx.x;`, a helper `remove(...)`): where the file declares one (a variable,
+# or a function it defines), that name is the file's own, unless written qualified (`std::thread`,
+# `::write`). Calling the library function instead needs its header, which is flagged on its own, or
+# a prototype of the candidate's own, which does not make the name its own (`_own_word`).
 NATIVE_ORDINARY_WORDS = {"half", "thread", "async", "fork", "clone", "system", "exit", "abort", "kill", "open",
-                         "creat", "unlink", "remove", "rename", "mmap", "write"}
+                         "creat", "unlink", "remove", "rename", "mmap", "write", "dup", "close", "pipe", "signal",
+                         "alarm", "environ"}
 # `<type> [*&] name` followed by what can follow a declarator; not `return x`, `case x`, ...
 _DECLARATION = r"\b(?!(?:return|case|else|do|goto|sizeof|new|delete|throw|using|operator|co_return|co_yield)\b)" \
                r"[A-Za-z_]\w*[\s*&]+{name}\s*[=;,)\[:({{>]"
 # a later declarator of a list: `const int64_t c = row % channels, half = ks / 2;`, `int a, half;`
 _LIST_DECLARATOR = r",\s*{name}\s*(?:=(?!=)|[;,\[])"
+
+
+def _own_word(word: str, code: str) -> bool:
+    """Whether the file declares `word` for itself: a variable or parameter of that name, or a
+    function it defines (a body follows). A prototype alone (`extern "C" long close(long, ...);`)
+    names the library's function, declared without its header, and stays flagged."""
+    for match in re.finditer(_DECLARATION.format(name=re.escape(word)), code):
+        if not match.group(0).endswith("("):
+            return True
+        depth, end = 1, match.end()         # `type word(`: a definition when a body follows its parameters
+        while end < len(code) and depth:
+            depth += {"(": 1, ")": -1}.get(code[end], 0)
+            end += 1
+        if re.match(r"\s*(?:const\s*)?(?:noexcept\s*)?\{", code[end:]):
+            return True
+    return re.search(_LIST_DECLARATOR.format(name=re.escape(word)), code) is not None
 NATIVE_INCLUDES = {"thread": "thread_injection", "pthread.h": "thread_injection", "future": "thread_injection",
                    "unistd.h": "process_control", "dlfcn.h": "process_control", "cublas_v2.h": "library_fallback",
                    "cudnn.h": "library_fallback", "hipblas.h": "library_fallback", "hipblas/hipblas.h": "library_fallback",
@@ -1127,13 +1175,16 @@ def check_native(source: str, *, fp32_task: bool = False, torch_task: bool = Fal
     code = _C_LITERALS.sub(" ", source)
     tokens = _TOKEN.findall(code)
     qualified = set(re.findall(r"::\s*([A-Za-z_]\w*)", code))
-    own = {word for word in NATIVE_ORDINARY_WORDS - qualified
-           if re.search(_DECLARATION.format(name=word), code) or re.search(_LIST_DECLARATOR.format(name=word), code)}
+    own = {word for word in NATIVE_ORDINARY_WORDS - qualified if _own_word(word, code)}
     names = set(tokens) - own
     flags: list[str] = []
     for kind, bad in NATIVE_FORBIDDEN.items():
         for name in sorted(names & bad):
             flags.append(f"{kind}: {name} ({filename})")
+    for name in sorted(n for n in names if n.lower().startswith(("cupti", "roctracer"))):   # every CUPTI name
+        flags.append(f"trace_tampering: {name} ({filename})")
+    for asm in _HOST_ASM.findall(source):       # a system call from inline assembly: no name to read
+        flags.append(f"process_control: inline assembly '{' '.join(asm.split())[:40]}' ({filename})")
     for inc in includes:
         kind = NATIVE_INCLUDES.get(inc.strip())
         if kind == "precision":
