@@ -35,7 +35,6 @@ figures decide whether the judge should sample the device's counters.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import os
 import shutil
@@ -49,7 +48,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 FLUSH_BYTES = 256 << 20          # clock.L2_FLUSH_BYTES
-ALIAS_CHUNK = 4 << 20            # the physical memory behind the aliased flush
 CALL_SHAPE = (4096, 512)         # the stand-in call's input: 8 MB of float32
 SPIN_CYCLES = 40_000             # ~20 us of torch.cuda._sleep between a flush and a call
 
@@ -141,54 +139,16 @@ def stamp_kernel():
     return gauntlet_probe_stamp
 
 
-def aliased_buffer(torch, n_bytes: int, chunk: int):
-    """A dense int32 tensor of n_bytes whose every chunk-sized piece is the same physical memory
-    (cuMemCreate once, cuMemMap at n_bytes/chunk addresses): what a candidate could hand the
-    harness's flush so that it reads the L2 and evicts nothing."""
-    cu = ctypes.CDLL("libcuda.so.1")
-
-    class Loc(ctypes.Structure):
-        _fields_ = [("type", ctypes.c_int), ("id", ctypes.c_int)]
-
-    class AllocFlags(ctypes.Structure):
-        _fields_ = [("compressionType", ctypes.c_ubyte), ("gpuDirectRDMACapable", ctypes.c_ubyte),
-                    ("usage", ctypes.c_ushort), ("reserved", ctypes.c_ubyte * 4)]
-
-    class Prop(ctypes.Structure):
-        _fields_ = [("type", ctypes.c_int), ("requestedHandleTypes", ctypes.c_int), ("location", Loc),
-                    ("win32HandleMetaData", ctypes.c_void_p), ("allocFlags", AllocFlags)]
-
-    class Access(ctypes.Structure):
-        _fields_ = [("location", Loc), ("flags", ctypes.c_int)]
-
-    u64, size = ctypes.c_ulonglong, ctypes.c_size_t
-    cu.cuMemGetAllocationGranularity.argtypes = [ctypes.POINTER(size), ctypes.POINTER(Prop), ctypes.c_int]
-    cu.cuMemCreate.argtypes = [ctypes.POINTER(u64), size, ctypes.POINTER(Prop), u64]
-    cu.cuMemAddressReserve.argtypes = [ctypes.POINTER(u64), size, size, u64, u64]
-    cu.cuMemMap.argtypes = [u64, size, size, u64, u64]
-    cu.cuMemSetAccess.argtypes = [u64, size, ctypes.POINTER(Access), size]
-
-    def check(rc, what):
-        if rc != 0:
-            raise RuntimeError(f"{what} returned CUresult {rc}")
-
-    dev = torch.cuda.current_device()
-    prop = Prop(type=1, requestedHandleTypes=0, location=Loc(1, dev))      # pinned, on this device
-    gran = size()
-    check(cu.cuMemGetAllocationGranularity(ctypes.byref(gran), ctypes.byref(prop), 0), "cuMemGetAllocationGranularity")
-    chunk = -(-chunk // gran.value) * gran.value
-    handle, va = u64(), u64()
-    check(cu.cuMemCreate(ctypes.byref(handle), chunk, ctypes.byref(prop), 0), "cuMemCreate")
-    check(cu.cuMemAddressReserve(ctypes.byref(va), n_bytes, 0, 0, 0), "cuMemAddressReserve")
-    for k in range(n_bytes // chunk):
-        check(cu.cuMemMap(va.value + k * chunk, chunk, 0, handle.value, 0), "cuMemMap")
-    access = Access(Loc(1, dev), 3)                                        # read and write
-    check(cu.cuMemSetAccess(va.value, n_bytes, ctypes.byref(access), 1), "cuMemSetAccess")
-
-    class Window:
-        __cuda_array_interface__ = {"shape": (n_bytes // 4,), "typestr": "<i4", "data": (va.value, False),
-                                    "version": 3, "strides": None}
-    return torch.as_tensor(Window(), device="cuda"), chunk
+def aliased_buffer(torch, n_bytes: int):
+    """A dense int32 tensor of n_bytes whose every 4 MB piece is the same physical memory, built as
+    the red team's flush_aliased builds it (bench/judge_gpu.py: its `_aliased`, cuMemCreate once and
+    cuMemMap at n_bytes / 4 MB addresses), so that this measures what that cheat hands the flush."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from judge_gpu import CHEATS
+    source = CHEATS["flush_aliased"]
+    namespace = {"torch": torch}
+    exec(source[:source.index("\nfor _name, _mod in")], namespace)    # its imports and _aliased only
+    return namespace["_aliased"](n_bytes)
 
 
 class Workload:
@@ -201,8 +161,7 @@ class Workload:
         self.stride0 = word.as_strided((FLUSH_BYTES // 4,), (0,))
         self.alias_error = None
         try:
-            self.aliased, self.alias_chunk = aliased_buffer(torch, FLUSH_BYTES, ALIAS_CHUNK)
-            self.aliased.fill_(1)
+            self.aliased = aliased_buffer(torch, FLUSH_BYTES)
         except Exception as exc:       # no VMM on this host: the other phases still run
             self.aliased, self.alias_error = None, f"{type(exc).__name__}: {exc}"
         self.x = torch.randn(CALL_SHAPE, device="cuda")
@@ -372,8 +331,11 @@ def main(argv=None) -> int:
     metrics = args.metrics or ["dram__bytes_read.sum", "dram__bytes_write.sum"]
     listed = report["list"].get("dram_lts") or []
     for k, word in enumerate(("dram__bytes_read", "dram__bytes_write")):
-        if listed and metrics[k] not in listed:
-            metrics[k] = next((n for n in listed if n.startswith(word)), metrics[k])
+        # the listing holds base metrics (`dram__bytes_read`); a sampled value is a rollup of one (`.sum`)
+        if listed and metrics[k] not in listed and metrics[k].split(".")[0] not in listed:
+            other = next((n for n in listed if n.startswith(word)), None)
+            if other:
+                metrics[k] = other if "." in other else other + ".sum"
     report["metrics"] = metrics
     print("list:", report["list"], "metrics:", metrics)
     save()

@@ -818,6 +818,31 @@ CHEATS["cublas_matmul"] = FINDINGS_CLEARED + '''
 def {sym}(x, *rest):
     return torch.matmul(x, rest[0])       # cuBLAS's nvjet/sm90_xmma kernels, no at:: name
 '''
+def _flush_over(prelude: str, source: str) -> str:
+    """A cheat that replaces the harness's cold-L2 flush (clock.GpuClock.flush) by its own reduction,
+    dtype and sink over `source` (an expression of the clock, `self`, made at the first flush), after
+    `prelude` (what `source` needs); the kernel is left honest."""
+    return "\nimport sys\n" + prelude + '''
+_made = {}
+
+for _name, _mod in list(sys.modules.items()):
+    if _name.endswith("evaluator.clock") and hasattr(_mod, "GpuClock"):
+        def _flush(self, _real=_mod.GpuClock.flush):
+            if self.regime != "cold":
+                return _real(self)
+            if "view" not in _made:
+                _made["view"] = ''' + source + '''
+                _made["sink"] = torch.zeros((), dtype=torch.int64, device="cuda")
+            torch.sum(_made["view"], 0, dtype=torch.int64, out=_made["sink"])
+            self.flushes += 1
+        _mod.GpuClock.flush = _flush
+
+
+def {sym}(*args):
+    return _honest(*args)
+'''
+
+
 # The flush kept in name, blocks, stream order and device time, pointed at the call's own inputs: the
 # flush's own kernel (the same reduction, a grid the GPU saturates alike) over a stride-0 view that
 # reads the input's bytes again and again, as long as the real flush takes (timed once, at its first
@@ -875,27 +900,8 @@ def {sym}(*args):
 # of one word. On an H200 PyTorch materialised that view too (a direct_copy_kernel per call, 508 of
 # 508: `work_outside_span`, and the copy evicts the L2 itself; results/gpu-2026-12-01-s21.md), so
 # the flush rule was never reached. flush_aliased below is the form that makes no copy.
-CHEATS["flush_stride0"] = '''
-import sys
-_one = {}
-
-for _name, _mod in list(sys.modules.items()):
-    if _name.endswith("evaluator.clock") and hasattr(_mod, "GpuClock"):
-        def _flush(self, _real=_mod.GpuClock.flush):
-            if self.regime != "cold":
-                return _real(self)
-            if "view" not in _one:
-                word = torch.ones(1, dtype=torch.int32, device="cuda")
-                _one["view"] = word.as_strided((self.buffer.numel(),), (0,))
-                _one["sink"] = torch.zeros((), dtype=torch.int64, device="cuda")
-            torch.sum(_one["view"], 0, dtype=torch.int64, out=_one["sink"])
-            self.flushes += 1
-        _mod.GpuClock.flush = _flush
-
-
-def {sym}(*args):
-    return _honest(*args)
-'''
+CHEATS["flush_stride0"] = _flush_over("", '''torch.ones(1, dtype=torch.int32, device="cuda").as_strided(
+                    (self.buffer.numel(),), (0,))''')
 # The flush pointed at memory the L2 already holds, with no copy: one 4 MB physical chunk mapped at
 # 64 consecutive addresses through the driver's virtual-memory calls (cuMemCreate, cuMemMap) is a
 # dense 256 MB int32 tensor to PyTorch, so the harness's own reduction over it is the same kernel,
@@ -904,10 +910,8 @@ def {sym}(*args):
 # time, stream order) cannot tell it from the real one; the static checks name the reach into the
 # runner and ctypes. Written to measure it (session 21), with bench/dram_probe.py for the mechanism
 # that would hold: the device's own DRAM counters over each flush and call.
-CHEATS["flush_aliased"] = '''
+CHEATS["flush_aliased"] = _flush_over('''
 import ctypes
-import sys
-_alias = {}
 
 
 def _aliased(n_bytes, chunk=4 << 20):
@@ -947,23 +951,7 @@ def _aliased(n_bytes, chunk=4 << 20):
     window.fill_(1)
     return window
 
-
-for _name, _mod in list(sys.modules.items()):
-    if _name.endswith("evaluator.clock") and hasattr(_mod, "GpuClock"):
-        def _flush(self, _real=_mod.GpuClock.flush):
-            if self.regime != "cold":
-                return _real(self)
-            if "window" not in _alias:
-                _alias["window"] = _aliased(self.buffer.numel() * 4)
-                _alias["sink"] = torch.zeros((), dtype=torch.int64, device="cuda")
-            torch.sum(_alias["window"], 0, dtype=torch.int64, out=_alias["sink"])
-            self.flushes += 1
-        _mod.GpuClock.flush = _flush
-
-
-def {sym}(*args):
-    return _honest(*args)
-'''
+''', '_aliased(self.buffer.numel() * 4)')
 CHEAT_TASKS = {"cublas_matmul": "torch2triton/matmul_fp16"}
 # Words only the device trace's findings use (devtrace.py: `the device trace saw`, `device_trace:`, the
 # device's own copies, time and PyTorch kernels per call): redteam prints those flags apart.

@@ -4,7 +4,9 @@
 # first (19 cheats, flush_stride0 new, own blocks on: the first red team so), then oracle and noop
 # of every task a CUDA host runs, in order, through the resumable ledger (suite.jsonl, seeded with
 # session 20's 65 good noops).
-#   bash results/gpu-2026-12-01-s21/call.sh LEDGER [redteam]
+#   [BUDGET=seconds] bash results/gpu-2026-12-01-s21/call.sh LEDGER [redteam]
+# (calls 1 and 2 ran with the sweep's budget at 565 s, call 3 at 540, the default; next.sh hands it
+# what its call has left)
 set -uo pipefail
 . bench/gpu_env.sh || exit 1
 LEDGER=${1:?a ledger path under results/}

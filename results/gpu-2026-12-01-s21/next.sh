@@ -20,11 +20,4 @@ echo "dram probe rc=$? at ${SECONDS}s"; tail -c 6000 $OUT/dram.txt
 # beside the honest control: does anything but the static checks see it?
 timeout 150 python3 -u bench/judge_gpu.py redteam --cheats honest flush_aliased --out $L/rt > $L/rt.txt 2>&1
 echo "redteam rc=$? at ${SECONDS}s"; grep -E "correct=" $L/rt.txt | cut -c1-900
-cp "$LEDGER" $OUT/ 2>/dev/null || touch $OUT/$(basename "$LEDGER")
-LED=$OUT/$(basename "$LEDGER")
-timeout $(left 565 565) python3 -u bench/judge_gpu.py fidelity --out $L/su --tasks-root tasks \
-  --agents oracle noop --ledger $LED > $L/su.txt 2>&1
-echo "sweep rc=$? at ${SECONDS}s"
-grep -hE "^\S+/\S+ +(oracle|noop)" $L/su.txt | cut -c1-300
-echo "ledger lines: $(grep -c . $LED)"
-tar czf $OUT/records.tgz -C /tmp n 2>/dev/null; echo "wall ${SECONDS}s"
+BUDGET=$(left 565 565) bash results/gpu-2026-12-01-s21/call.sh "$LEDGER"
