@@ -237,6 +237,9 @@ def test_a_system_call_in_inline_assembly_is_flagged_and_ptx_is_not():
     assert check_native(ptx) == []
     host = ptx + 'extern "C" int launch(float* y) { long r; asm volatile ("syscall" : "=a"(r) : "a"(33L) : "rcx", "r11"); return 0; }'
     assert any(f.startswith("process_control: inline assembly 'syscall'") for f in check_native(host)), check_native(host)
+    for spelled in ('"sys" "call"', '".byte 0x0f, 0x05"'):        # joined literals; the instruction's bytes
+        other = host.replace('"syscall"', spelled)
+        assert any(f.startswith("process_control: inline assembly") for f in check_native(other)), check_native(other)
 
 
 def test_ordinary_words_a_kernel_declares_for_itself_are_its_own():

@@ -957,8 +957,10 @@ NATIVE_FORBIDDEN = {
                     "hipHostMallocMapped", "hipHostRegisterMapped", "__managed__", "pin_memory", "pinned_memory",
                     "getPinnedMemoryAllocator", "getHostAllocator", "getCachingHostAllocator", "HostAlloc"},
 }
-# x86 instructions that enter the kernel, inside an asm statement's string (PTX has none of them)
-_HOST_ASM = re.compile(r'\b(?:asm|__asm__|__asm)\b[^;]*?"[^"]*?\b(syscall|sysenter|int\s*\$?0x80)\b', re.S)
+# x86 instructions that enter the kernel, or raw bytes, inside an asm statement's string (adjacent
+# literals joined first: "sys" "call"); PTX has none of them
+_HOST_ASM = re.compile(r'\b(?:asm|__asm__|__asm)\b[^;]*?"[^"]*?(\bsyscall\b|\bsysenter\b|\bint\s*\$?0x80\b|'
+                       r'\.(?:byte|short|word|long|quad|fill|ascii|asciz|incbin)\b)', re.S)
 NATIVE_HALF = {"__half", "half", "half2", "__half2", "__nv_bfloat16", "__nv_bfloat162", "hip_bfloat16",
                "__hip_bfloat16", "__float2half", "__float2half_rn", "__float2bfloat16", "__half2float",
                "__hmul", "__hadd", "__hfma", "wmma", "mma_sync", "__nv_fp8_e4m3", "nv_bfloat16"}
@@ -991,6 +993,8 @@ def _own_word(word: str, code: str) -> bool:
         if re.match(r"\s*(?:const\s*)?(?:noexcept\s*)?\{", code[end:]):
             return True
     return re.search(_LIST_DECLARATOR.format(name=re.escape(word)), code) is not None
+
+
 NATIVE_INCLUDES = {"thread": "thread_injection", "pthread.h": "thread_injection", "future": "thread_injection",
                    "unistd.h": "process_control", "dlfcn.h": "process_control", "cublas_v2.h": "library_fallback",
                    "cudnn.h": "library_fallback", "hipblas.h": "library_fallback", "hipblas/hipblas.h": "library_fallback",
@@ -1183,7 +1187,7 @@ def check_native(source: str, *, fp32_task: bool = False, torch_task: bool = Fal
             flags.append(f"{kind}: {name} ({filename})")
     for name in sorted(n for n in names if n.lower().startswith(("cupti", "roctracer"))):   # every CUPTI name
         flags.append(f"trace_tampering: {name} ({filename})")
-    for asm in _HOST_ASM.findall(source):       # a system call from inline assembly: no name to read
+    for asm in _HOST_ASM.findall(re.sub(r'"\s*"', "", source)):   # a system call from inline assembly
         flags.append(f"process_control: inline assembly '{' '.join(asm.split())[:40]}' ({filename})")
     for inc in includes:
         kind = NATIVE_INCLUDES.get(inc.strip())
