@@ -832,8 +832,8 @@ for _name, _mod in list(sys.modules.items()):
                 return _real(self)
             if "view" not in _made:
                 _made["view"] = ''' + source + '''
-                _made["sink"] = torch.zeros((), dtype=torch.int64, device="cuda")
-            torch.sum(_made["view"], 0, dtype=torch.int64, out=_made["sink"])
+                _made["sink"] = torch.zeros((), dtype=torch.int32, device="cuda")
+            torch.sum(_made["view"], 0, dtype=torch.int32, out=_made["sink"])
             self.flushes += 1
         _mod.GpuClock.flush = _flush
 
@@ -867,11 +867,11 @@ def _timed_ms(fn):
 def _view(clock, x):
     words = x.detach().reshape(-1).view(torch.int32)
     if "elements" not in _plan:       # how many words a read as long as the real flush takes
-        sink = _plan["sink"] = torch.zeros((), dtype=torch.int64, device=x.device)
+        sink = _plan["sink"] = torch.zeros((), dtype=torch.int32, device=x.device)
         reps = max(1, clock.buffer.numel() // words.numel())
         honest = _timed_ms(clock._read_buffer)
         one = _timed_ms(lambda: torch.sum(words.as_strided((reps, words.numel()), (0, 1)), (0, 1),
-                                          dtype=torch.int64, out=sink))
+                                          dtype=torch.int32, out=sink))
         _plan["elements"] = reps * words.numel() * honest / max(one, 1e-6)
     return words.as_strided((max(1, int(_plan["elements"] // words.numel())), words.numel()), (0, 1))
 
@@ -885,7 +885,7 @@ for _name, _mod in list(sys.modules.items()):
             key = (x.data_ptr(), x.numel())
             if _seen.get("key") != key:
                 _seen["key"], _seen["view"] = key, _view(self, x)
-            torch.sum(_seen["view"], (0, 1), dtype=torch.int64, out=_plan["sink"])
+            torch.sum(_seen["view"], (0, 1), dtype=torch.int32, out=_plan["sink"])
             self.flushes += 1
         _mod.GpuClock.flush = _flush
 
@@ -895,21 +895,26 @@ def {sym}(*args):
     return _honest(*args)
 '''
 # flush_on_inputs was caught by a copy its int32->int64 view made between calls (results/
-# gpu-2026-11-30-s20.md), not by the flush rule. This one was written to make none: the harness's
+# gpu-2026-11-30-s20.md), not by the flush rule (its sums are int32 since session 22, as the harness's
+# flush: an int64 sum of int32 words is itself a copy). This one was written to make none: the harness's
 # own reduction, the same dtype, out and element count as its 256 MB read, over a 1-D stride-0 view
-# of one word. On an H200 PyTorch materialised that view too (a direct_copy_kernel per call, 508 of
-# 508: `work_outside_span`, and the copy evicts the L2 itself; results/gpu-2026-12-01-s21.md), so
-# the flush rule was never reached. flush_aliased below is the form that makes no copy.
+# of one word. Session 21 (H200) saw a direct_copy_kernel per call (508 of 508: `work_outside_span`;
+# results/gpu-2026-12-01-s21.md): not the view but the int64 sum, which casts its input first (the
+# harness's flush did the same: 0.23 of its 0.40 ms). With int32 sums (session 22) there is no copy
+# and the flush rule is reached: its reduction over one word took 25 us against the real 67-74 us,
+# under the least time (`l2_flush` from the trace in 508 of 508), and the DRAM witness read it too.
 CHEATS["flush_stride0"] = _flush_over("", '''torch.ones(1, dtype=torch.int32, device="cuda").as_strided(
                     (self.buffer.numel(),), (0,))''')
 # The flush pointed at memory the L2 already holds, with no copy: one 4 MB physical chunk mapped at
 # 64 consecutive addresses through the driver's virtual-memory calls (cuMemCreate, cuMemMap) is a
 # dense 256 MB int32 tensor to PyTorch, so the harness's own reduction over it is the same kernel,
 # with the same element count and blocks as the real flush, reading the L2 and evicting nothing;
-# the call after it finds its inputs in the L2. The device trace's flush rule (name, blocks, least
-# time, stream order) cannot tell it from the real one; the static checks name the reach into the
-# runner and ctypes. Written to measure it (session 21), with bench/dram_probe.py for the mechanism
-# that would hold: the device's own DRAM counters over each flush and call.
+# the call after it finds its inputs in the L2. Written (session 21) to pass the device trace's flush
+# rule (name, blocks, stream order); on an H200 (session 22, the flush a pure int32 read) it gained
+# 11 % (1.37x against honest's 1.23x) and was caught by the trace's least time (its reduction over
+# memory the L2 holds took 34 us against 67 us; padding the read would pass that) and by the judge's
+# DRAM witness (judge/dram.py: 37-78 MB a call from DRAM against the 103 MB the flush alone must),
+# besides the static checks (the reach into the runner and ctypes).
 CHEATS["flush_aliased"] = _flush_over('''
 import ctypes
 
@@ -952,7 +957,55 @@ def _aliased(n_bytes, chunk=4 << 20):
     return window
 
 ''', '_aliased(self.buffer.numel() * 4)')
-CHEAT_TASKS = {"cublas_matmul": "torch2triton/matmul_fp16"}
+# flush_aliased where the call's own DRAM reads pass the witness's floor (half of the flush less the
+# L2: 103 MB a call on an H200): each call also reads a 160 MB buffer of its own, so the floor says
+# nothing and only the differential can (judge/dram.py: unflushed_findings; GAUNTLET_DRAM_UNFLUSHED=1
+# until a GPU run turns it on). A test of the mechanism, not a gain: the bulk read evicts the L2 itself.
+CHEATS["flush_aliased_bulky"] = CHEATS["flush_aliased"].replace('''
+def {sym}(*args):
+    return _honest(*args)
+''', '''
+_bulk = {}
+
+
+def {sym}(*args):
+    if "words" not in _bulk:
+        _bulk["words"] = torch.ones(40 << 20, dtype=torch.int32, device="cuda")
+        _bulk["sink"] = torch.zeros((), dtype=torch.int32, device="cuda")
+    torch.sum(_bulk["words"], 0, dtype=torch.int32, out=_bulk["sink"])
+    return _honest(*args)
+''')
+assert CHEATS["flush_aliased_bulky"] != CHEATS["flush_aliased"]
+# A layout task answered by PyTorch's own copy beside a one-block kernel of its own (red team, session
+# 23): the copy kernel was glue by its name; now held by amount (devtrace.COPIES_OWN_REL)
+CHEATS["copy_does_the_work"] = '''
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _token(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs))
+
+
+def {sym}(x, *rest):
+    _token[(1,)](x, torch.empty(16, dtype=x.dtype, device=x.device), BLOCK=16)
+    return x.t().contiguous()
+'''
+# The device's memory taken at import, all but 256 MiB, and held (red team, session 23): the baseline's
+# next allocation fails beside it. The judge checks such a baseline again alone (evaluation.check_alone):
+# expected, the candidate's failure on every config (not the task's, not the harness's). Where the
+# judge's own allocation fails instead, the run is a harness error: recorded as such (harness_faults).
+CHEATS["device_memory_hog"] = '''
+_free, _total = torch.cuda.mem_get_info()
+_hog = torch.empty(max(_free - (256 << 20), 0), dtype=torch.uint8, device="cuda")
+
+
+def {sym}(*args):
+    return _honest(*args)
+'''
+CHEAT_TASKS = {"cublas_matmul": "torch2triton/matmul_fp16", "copy_does_the_work": "torch2triton/transpose"}
 # Words only the device trace's findings use (devtrace.py: `the device trace saw`, `device_trace:`, the
 # device's own copies, time and PyTorch kernels per call): redteam prints those flags apart.
 TRACE_WORDS = ("device trace", "device_trace:", "the device ", "PyTorch's own kernels ran")

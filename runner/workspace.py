@@ -35,7 +35,16 @@ PATCH_MAX_BYTES = 8 << 20
 class Changes:
     changed_files: list[str]
     violations: list[str]
-    patch: str
+    patch: str      # git's bytes decoded with surrogateescape: patch_bytes() gives them back exactly
+
+    def patch_bytes(self) -> bytes:
+        return self.patch.encode("utf-8", "surrogateescape")
+
+
+def shown(rel: str) -> str:
+    """A workspace path as a record shows it: a name that is not UTF-8 (held in Python with
+    surrogate escapes, as os.walk gives it) with its odd bytes as \\xNN, so JSON and terminals take it."""
+    return os.fsencode(rel).decode("utf-8", "backslashreplace")
 
 
 def workspace_view(task: Task) -> str:
@@ -123,20 +132,21 @@ class Workspace:
                 if mode is not None and st.st_size <= MAX_FILE_BYTES:
                     final[rel] = (mode, path, st)
                 else:   # the evaluator never takes it (candidate.export_editable): recorded as deleted
-                    violations.append(f"{rel} ({_describe(st)}; an editable file holds at most "
+                    violations.append(f"{shown(rel)} ({_describe(st)}; an editable file holds at most "
                                       f"{MAX_FILE_BYTES} bytes: not evaluated, not recorded)")
                 continue
             if mode is not None and st.st_size <= RECORD_MAX_BYTES and protected_bytes + st.st_size <= PATCH_MAX_BYTES:
                 protected_bytes += st.st_size
                 final[rel] = (mode, path, st)
-                violations.append(rel)
+                violations.append(shown(rel))
             else:
-                violations.append(f"{rel} ({_describe(st)}; not recorded)")
+                violations.append(f"{shown(rel)} ({_describe(st)}; not recorded)")
                 if rel in expected:
                     kept_baseline.add(rel)
-        violations += [rel for rel in changed if rel not in present and rel not in editable]   # deleted
+        violations += [shown(rel) for rel in changed if rel not in present and rel not in editable]   # deleted
         patch = self._record(Path(record_dir), expected, final, kept_baseline, editable)
-        return Changes(changed_files=changed, violations=sorted(violations), patch=patch)
+        return Changes(changed_files=[shown(rel) for rel in changed], violations=sorted(violations),
+                       patch=patch.decode("utf-8", "surrogateescape"))
 
     def _present_files(self) -> dict[str, tuple[Path, os.stat_result]]:
         """Every non-directory under the workspace but its .git, with its lstat (nothing followed)."""
@@ -151,7 +161,7 @@ class Workspace:
 
     def _record(self, record_dir: Path, expected: dict[str, bytes],
                 final: dict[str, tuple[str, Path, os.stat_result]], kept_baseline: set[str],
-                editable: set[str]) -> str:
+                editable: set[str]) -> bytes:
         """Baseline and final commits in a git dir the agent never had, built from bytes (blobs
         written by the runner, no worktree), so its hooks, config (core.fsmonitor, filters),
         .gitignore and rewritten history play no part. Junk left out of `final` keeps its baseline
@@ -162,7 +172,7 @@ class Workspace:
         baseline_entries = {rel: ("100644", self._store(repo, data)) for rel, data in expected.items()}
         final_entries = {rel: baseline_entries[rel] for rel in kept_baseline}
         for rel, (mode, path, st) in final.items():
-            data = os.readlink(path).encode() if mode == "120000" else path.read_bytes()
+            data = os.fsencode(os.readlink(path)) if mode == "120000" else path.read_bytes()
             final_entries[rel] = (mode, self._store(repo, data))
         baseline_tree = _write_tree(repo, baseline_entries)
         final_tree = _write_tree(repo, final_entries)
@@ -170,16 +180,48 @@ class Workspace:
         final_commit = repo.git.commit_tree(final_tree, "-p", baseline, "-m", "agent: final state", env=_ENV)
         repo.git.update_ref("refs/heads/main", final_commit)
         # editable paths first and whole: `gauntlet eval` and replay rebuild the candidate from them
+        # as bytes: a file or name that is not UTF-8 is recorded as it is, never a reason to fail
         editable_diff = repo.git.diff(baseline_tree, final_tree, "--binary", "--", *sorted(editable),
-                                      stdout_as_string=True)
+                                      stdout_as_string=False, strip_newline_in_stdout=False)
         others = [f":(exclude,literal){rel}" for rel in sorted(editable)]
         protected_diff = repo.git.diff(baseline_tree, final_tree, "--binary", "--", ".", *others,
-                                       stdout_as_string=True)
-        return "\n".join(d for d in (editable_diff, protected_diff) if d) + "\n"
+                                       stdout_as_string=False, strip_newline_in_stdout=False)
+        return b"\n".join(d.rstrip(b"\n") for d in (editable_diff, protected_diff) if d.strip()) + b"\n"
 
     @staticmethod
     def _store(repo, data: bytes) -> str:
         return repo.odb.store(IStream(git.Blob.type, len(data), io.BytesIO(data))).hexsha.decode()
+
+
+DISARMED = ".git-agent"      # what finalize's caller renames each of the agent's .git to
+
+
+def disarm_git(root: Path) -> list[str]:
+    """Once the agent's work is recorded, put every git repository it left in the kept workspace out
+    of git's reach: each `.git` (folder, `gitdir:` file or link, at any depth) renamed to DISARMED,
+    and each bare repository's HEAD to HEAD-agent, so a person's `git status`/`git diff` there never
+    loads the agent's config (core.fsmonitor, filter and textconv drivers, includes), hooks or
+    info/attributes. The bytes stay for an audit; record.git holds what was judged. Returns the
+    paths renamed (relative, as shown)."""
+    root = Path(root)
+    renamed = []
+    for dirpath, dirnames, filenames in os.walk(root, topdown=True):
+        names = set(dirnames) | set(filenames)
+        if {"HEAD", "objects", "refs"} <= names and Path(dirpath) != root:      # a bare repository
+            os.rename(os.path.join(dirpath, "HEAD"), os.path.join(dirpath, "HEAD-agent"))
+            renamed.append(shown(os.path.relpath(os.path.join(dirpath, "HEAD"), root)))
+        if ".git" in names:
+            source = os.path.join(dirpath, ".git")
+            target, n = os.path.join(dirpath, DISARMED), 0
+            while os.path.lexists(target):
+                n += 1
+                target = os.path.join(dirpath, f"{DISARMED}-{n}")
+            os.rename(source, target)
+            renamed.append(shown(os.path.relpath(source, root)))
+            if ".git" in dirnames:
+                dirnames.remove(".git")
+        dirnames[:] = [d for d in dirnames if not os.path.islink(os.path.join(dirpath, d))]
+    return renamed
 
 
 def restore_permissions(root: Path) -> None:
@@ -226,7 +268,8 @@ def _write_tree(repo, entries: dict[str, tuple[str, str]]) -> str:
     index = Path(repo.git_dir) / "gauntlet-index"
     index.unlink(missing_ok=True)
     env = {"GIT_INDEX_FILE": str(index)}
-    info = b"".join(f"{mode} {sha}\t{rel}".encode() + b"\0" for rel, (mode, sha) in sorted(entries.items()))
+    # os.fsencode: an agent's file name need not be UTF-8 (os.walk gives it with surrogate escapes)
+    info = b"".join(f"{mode} {sha}\t".encode() + os.fsencode(rel) + b"\0" for rel, (mode, sha) in sorted(entries.items()))
     with tempfile.TemporaryFile() as fh:
         fh.write(info)
         fh.seek(0)
@@ -244,13 +287,16 @@ class PatchError(ValueError):
     """A diff that git cannot apply to the workspace (git's own first error line)."""
 
 
-def apply_patch(workspace: Path, patch: str) -> None:
-    """Apply a diff (as written by finalize) to a workspace; PatchError if it does not apply."""
+def apply_patch(workspace: Path, patch: str | bytes) -> None:
+    """Apply a diff (as written by finalize: bytes, or text with surrogate escapes) to a workspace;
+    PatchError if it does not apply."""
+    if isinstance(patch, str):
+        patch = patch.encode("utf-8", "surrogateescape")
     if not patch.strip():
         return
     repo = git.Repo(workspace)
-    with tempfile.NamedTemporaryFile("w", suffix=".patch", delete=False) as fh:
-        fh.write(patch if patch.endswith("\n") else patch + "\n")
+    with tempfile.NamedTemporaryFile("wb", suffix=".patch", delete=False) as fh:
+        fh.write(patch if patch.endswith(b"\n") else patch + b"\n")
     try:
         repo.git.apply("--binary", "--whitespace=nowarn", fh.name)
     except git.GitCommandError as exc:

@@ -79,7 +79,7 @@ QUICK_MODULES = {
     "test_workspace.py", "test_prompt.py", "test_taskkit.py", "test_agent_env.py", "test_gpulock.py",
     "test_setup_docker_lock.py", "test_cpu_evaluation_cost.py", "test_image_inputs_hash.py", "test_agent_cli_pins.py",
     "agents/test_parsers.py", "agents/test_definitions.py", "agents/test_gateway.py",
-    "test_doc_links.py", "test_own_blocks.py",
+    "test_doc_links.py", "test_own_blocks.py", "test_dram_witness.py",
 }
 
 

@@ -63,8 +63,11 @@ class Timeline:
                 self.corr += 1
                 start = self.now - int(gate_us * 1000)
                 self.ops.append(devtrace.Op("kernel", name, self.pid, 9, start, start + int(us * 1000), self.corr, 1))
-            for name in inside:
-                self.kernel(name, us=us / max(1, len(inside)))
+            for name in inside:        # a name (the call's time shared), or (name, its own us)
+                if isinstance(name, tuple):
+                    self.kernel(name[0], us=name[1])
+                else:
+                    self.kernel(name, us=us / max(1, len(inside)))
             for name, amount in copies:
                 self.copy(name, amount)
             for name in side:                                  # on another stream, past the end event
@@ -1117,3 +1120,50 @@ def test_a_timed_batch_holds_the_periodic_flush_and_the_hold_lapses(tmp_path):
     free, held, released, still, lapsed = map(int, out.stdout.split())
     assert free >= 5 and released >= 5 and lapsed >= 5, out.stdout      # every 10 ms: ~20 in 0.2 s
     assert held == 0 and still == 0, out.stdout
+
+
+def test_a_record_name_with_a_length_past_the_parser_is_no_judge_failure():
+    """A record the candidate writes into the pipe names a kernel with a 5,000-digit length (int()
+    refuses past 4,300 digits: the judge's ValueError was a harness error, so a wrong candidate was
+    redone, never failed): read as a name of no scope, never raised (red team, session 23)."""
+    huge = "_ZN" + "9" * 5000 + "kernelEv"
+    assert devtrace.qualified_name(huge) == [""]
+    assert devtrace.anonymous_unit("_GLOBAL__N__ab_" + "9" * 5000 + "_x") is None
+    assert devtrace.qualified_name("_ZN2at6native11copy_kernelEv") == ["at", "native", "copy_kernel"]
+
+
+def test_a_call_whose_work_is_pytorchs_copy_is_a_fallback_whatever_kernel_stands_beside_it():
+    """torch2triton/transpose answered by `x.t().contiguous()` beside a one-block kernel of its own:
+    PyTorch's copy kernel was glue by its name, and even counted as the candidate's own kernel
+    (red team, session 23). Copies are excused by amount: at most COPIES_OWN_REL x the candidate's
+    own kernels' time (+ the shipped code's own copies on X->X), in timed and in correctness calls."""
+    cheat = batches(Timeline(), inside=(("_t", 1.0), (ATEN_COPY, 40.0)), sample_ms=0.05)
+    reference = devtrace.Foreign(reference=frozenset({ATEN_COPY}), cxx=True)
+    for foreign in (devtrace.Foreign(), reference):
+        found = devtrace.findings(cheat, baseline_batches(), own_kernel_required=True, foreign=foreign)
+        assert any(f.startswith("torch_fallback: in 12 of 12 timed calls PyTorch's copies ran up to 40.0 us")
+                   for f in found), found
+    calls = [call for b, _ in cheat for call in b.inside]
+    assert any("PyTorch's copies" in f for f in devtrace.call_findings(calls))
+    alone = batches(Timeline(), inside=((ATEN_COPY, 40.0),), sample_ms=0.05)         # no kernel of its own at all
+    found = devtrace.findings(alone, baseline_batches(), own_kernel_required=True)
+    assert any(f.startswith("no_kernel_launch") for f in found), found
+
+
+def test_copies_beside_a_kernel_doing_the_work_and_the_shipped_codes_own_are_glue():
+    honest = batches(Timeline(), inside=((ATEN_COPY, 8.0), ("_transpose_tile", 20.0)), sample_ms=0.05)   # an input made contiguous
+    assert devtrace.findings(honest, baseline_batches(), own_kernel_required=True) == []
+    # X->X: the shipped code copies 30 us a call itself; the candidate as much, beside a short kernel
+    shipped = batches(Timeline(pid=8), inside=((ATEN_COPY, 30.0), ("_scale", 5.0)), sample_ms=0.05)
+    glue = devtrace.Glue.of([call for b, _ in shipped for call in b.inside])
+    assert glue.copies_ms == pytest.approx(0.030)
+    cand = batches(Timeline(), inside=((ATEN_COPY, 30.0), ("_scale", 2.0)), sample_ms=0.05)
+    assert devtrace.findings(cand, [b for b, _ in shipped], own_kernel_required=True, glue=glue) == []
+
+
+def test_a_kernel_of_the_candidates_named_like_a_copy_is_its_own():
+    """Glue is PyTorch's by PyTorch's name: a Triton kernel called `_copy_kernel` (the scatter_add
+    solution's) is the candidate's own kernel, not an excused copy."""
+    assert not devtrace.is_glue("_copy_kernel") and devtrace.is_glue(ATEN_COPY)
+    cand = batches(Timeline(), inside=(("_copy_kernel", 30.0),), sample_ms=0.05)
+    assert devtrace.findings(cand, baseline_batches(), own_kernel_required=True) == []

@@ -715,9 +715,10 @@ def test_a_verdict_folder_holding_the_temporary_folder_is_refused_in_one_line(tm
     out = tmp_path / "verdict.json"
     assert main([str(root / "triton2triton" / "softmax"), "--tasks-root", str(root), "--device", "cpu",
                  "--no-timing", "--out", str(out)]) == 0
-    error = json.loads(out.read_text())["error"]
+    verdict = json.loads(out.read_text())
+    error = verdict["error"]
     assert error.startswith(f"{tmp_path} holds {temp}, where the kernel runners work"), error
-    assert "\n" not in error
+    assert "\n" not in error and verdict["harness_error"] == error     # the harness's failure, not the candidate's
 
 
 def test_a_runner_crash_is_quoted_with_what_was_written_just_before_it(tmp_path):
@@ -732,3 +733,10 @@ def test_a_runner_crash_is_quoted_with_what_was_written_just_before_it(tmp_path)
     tail = client._tail()
     assert "what():  invalid device pointer" in tail and "Fatal Python error: Aborted" in tail, tail
     assert "Garbage-collecting" in tail and "x" * 400 not in tail
+    # c10::Error's own backtrace (25 frames) between its message and the crash: the message still comes
+    client.log_path.write_text("terminate called after throwing an instance of 'c10::Error'\n  what():  CUDA error: "
+                               "an illegal memory access\nException raised from c10_cuda_check at x.cpp:1\n"
+                               + "".join(f"frame #{i}: f + 0x1 (0x7f in libc.so.6)\n" for i in range(25))
+                               + "\nFatal Python error: Aborted\n\nCurrent thread 0x1:\n" + "  File x\n" * 40)
+    tail = client._tail()
+    assert "what():  CUDA error: an illegal memory access" in tail and "frame #24" in tail, tail

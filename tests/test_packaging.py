@@ -44,6 +44,11 @@ def test_wheel_installed_outside_the_repo_finds_tasks_agents_and_dockerfiles(tmp
     package, root, dockerfile = where.stdout.split()
     assert Path(package).is_relative_to(site) and Path(root) == site / "runner" / "suite", where.stdout
     assert dockerfile == "True"
+    # the judge's native sources, built where it runs: the device trace's library, the DRAM witness's sampler
+    sources = sh(python, "-c", "import runner.evaluator.devtrace as t, runner.evaluator.judge.dram as w; "
+                 "print(t.SOURCE.is_file(), w.SOURCE.is_file(), w.SOURCE.is_relative_to(r'" + str(site) + "'))",
+                 cwd=away).stdout.split()
+    assert sources == ["True", "True", "True"], sources
     tasks = sh(venv / "bin" / "gauntlet", "tasks", "list", cwd=away).stdout
     shipped = sorted(f"{p.parent.parent.name}/{p.parent.name}" for p in (REPO / "tasks").glob("*/*/task.toml"))
     assert sorted(line.split()[0] for line in tasks.splitlines()) == shipped, tasks

@@ -150,6 +150,82 @@ def test_dynamic_code_execution_is_flagged_however_reached():
         assert flagged(found, "introspection"), (body, found)
 
 
+# -- 2b. strings that name the runner's modules, whoever they are handed to ----------------------
+# MODULE_LOADERS lists a few functions that turn a string into a module; these reached the runner's
+# modules through others (red team rt23). The string itself is what the checks read.
+NAMING_STRINGS = {
+    "torch.package importer": ("import torch.package\n"
+                               "g = torch.package.sys_importer.import_module('runner.evaluator.guard')",
+                               "'runner.evaluator.guard' names a module (harness_access)"),
+    "pydoc.locate of __main__": ("import pydoc\nmain = pydoc.locate('__main__')",
+                                 "'__main__' names a module (harness_access)"),
+    "logging.config._resolve": ("import logging.config\ng = logging.config._resolve('runner.evaluator.guard')",
+                                "'runner.evaluator.guard' names a module"),
+    "a format field's attribute path": ("import string\n"
+                                        "g = string.Formatter().get_field('0.__globals__', [torch.is_tensor], {})[0]",
+                                        "'0.__globals__' holds an attribute path"),
+    "a module name handed to nothing known": ("NAME = 'sys'", "'sys' names a module (process_control)"),
+    "folded from parts": ("import logging.config\nPART = 'ner'\n"
+                          "g = logging.config._resolve('run' + PART + f'{\".eval\"}uator.' + ''.join(['gu', 'ard']))",
+                          "'runner.evaluator.guard' names a module"),
+    "a module:attr name": ("import logging.config\nc = logging.config._resolve('runner.evaluator.clock:CpuClock')",
+                           "'runner.evaluator.clock:CpuClock' names a module"),
+    "the reference module": ("import logging.config\nref = logging.config._resolve('reference')",
+                             "'reference' names a module (harness_access)"),
+    "a dunder word alone": ("import operator\nget = operator.attrgetter('__globals__')",
+                            "'__globals__' holds an attribute path"),
+    "a dunder path built at run time": ("def path(i):\n    return f'{i}.__closure__'",
+                                        "'.__closure__' holds an attribute path"),
+    "a bare string that is no docstring": ("X = 1\n'runner.evaluator.guard'", "names a module (harness_access)"),
+}
+
+
+@pytest.mark.parametrize("body,detail", NAMING_STRINGS.values(), ids=NAMING_STRINGS.keys())
+def test_a_string_naming_a_forbidden_module_or_an_attribute_path_is_flagged(body, detail):
+    found = flags(body)
+    assert flagged(found, "introspection", detail), found
+    assert all(FLAG.match(f) for f in found), found
+
+
+def test_a_docstring_is_read_back_only_through_flagged_names():
+    """Docstrings are exempt from the string rule; reading one back as a value is flagged."""
+    for body in ("def f():\n    'x'\n\ng = f.__doc__", "g = __doc__", "import pydoc\ng = pydoc.getdoc(torch)"):
+        assert flagged(flags(body), "introspection"), (body, flags(body))
+
+
+@pytest.mark.parametrize("body", [
+    "import logging.config\n\ndef f(name):\n    logging.config._resolve(name).TorchOpWatch.observe = None",
+    "import logging.config\n\ndef f(name):\n    setattr(logging.config._resolve(name).Runner, '_write', None)",
+    "def f(guard):\n    guard.CpuClock.once = lambda self, fn: fn()",
+])
+def test_a_write_through_a_class_of_the_runners_is_flagged_wherever_it_came_from(body):
+    """The name came from nothing the file spells: the class of the runner's on the written path is
+    what is read (the classes of runner/evaluator/*.py, from their source)."""
+    assert flagged(flags(body), "harness_access", "a class of the runner's"), flags(body)
+
+
+HONEST_STRINGS = {
+    "docstrings": ('"""Reads x.__dict__? No: the sys module is not used here."""\n'
+                   'import torch\n\n\ndef launch(n):\n    """The runner calls this; __globals__ is never read."""\n'
+                   '    return n\n\n\nclass Plan:\n    """tb_frame and runner.evaluator only in prose."""\n'),
+    "__name__ == '__main__'": "def main():\n    return 0\n\nif __name__ == '__main__':\n    main()\n",
+    "log messages and f-strings": ("import logging\nlog = logging.getLogger(__name__)\n\ndef launch(n, x):\n"
+                                   "    log.info(f'launching {n} blocks on {x.device}: sys time is fine')\n"
+                                   "    log.debug('the %s module', 'triton')\n    return n\n"),
+    "prose naming a module": "NOTE = 'uses the runner and sys modules only by name'\n",
+    "the device name": "def make(n):\n    return torch.empty(n, device='cuda')\n",
+    "a function's own name": "def name_of(fn):\n    return getattr(fn, '__name__', 'kernel')\n",
+}
+
+
+@pytest.mark.parametrize("body", HONEST_STRINGS.values(), ids=HONEST_STRINGS.keys())
+def test_honest_strings_are_not_flagged(body):
+    """Decided: prose that mentions a module ("the sys module") is no name a loader takes (only a
+    whole string that is a dotted name is); a docstring is prose; "cuda" is the device."""
+    source = body if body.startswith('"""') else HEADER + body
+    assert check_python(source, fp32_task=True, custom_kernel=False) == []
+
+
 # -- 3. NumPy computing the result ----------------------------------------------------------------
 @pytest.mark.parametrize("body,detail", [
     ("import numpy as np\n\ndef forward(x):\n    return torch.from_numpy(np.matmul(x, x))", "numpy.matmul"),
@@ -284,6 +360,30 @@ TORCH_SPELLINGS = [
 ]
 
 
+# In-place ops and the torch compute set's ATen names on a receiver of unknown origin (red team rt23).
+# `x ** 2` on a tensor stays to the op watch and the device trace: no static rule can type it.
+UNKNOWN_RECEIVER_COMPUTE = {
+    "exp_": "def forward(x):\n    return x.exp_()",
+    "cumsum_": "def forward(x):\n    return x.cumsum_(0)",
+    "addmm_": "def forward(c, a, b):\n    return c.addmm_(a, b)",
+    "index_add_": "def forward(y, i, s):\n    return y.index_add_(0, i, s)",
+    "topk": "def forward(x):\n    return x.topk(5)",
+    "argmax": "def forward(x):\n    return x.argmax(-1)",
+    "sort with an argument": "def forward(x):\n    return x.sort(-1)",
+    "in place on a tensor torch made": "def forward(n):\n    return torch.ones(n).exp_()",
+    "torch's in-place function": "def forward(x):\n    return torch.relu_(x)",
+}
+
+
+@pytest.mark.parametrize("body", UNKNOWN_RECEIVER_COMPUTE.values(), ids=UNKNOWN_RECEIVER_COMPUTE.keys())
+def test_in_place_and_unknown_receiver_compute_is_flagged(body):
+    assert flagged(flags(body), "torch_fallback"), flags(body)
+
+
+def test_a_list_sort_is_not_a_tensors():
+    assert flags("def order(xs):\n    xs.sort()\n    xs.sort(key=abs, reverse=True)\n    return xs") == []
+
+
 @pytest.mark.parametrize("body", TORCH_SPELLINGS)
 def test_torch_compute_is_flagged_only_when_a_kernel_is_asked_for(body):
     assert flagged(flags(body, custom_kernel=True), "torch_fallback"), flags(body, custom_kernel=True)
@@ -305,6 +405,34 @@ def test_operations_inside_a_triton_kernel_are_device_code():
 def test_a_decorator_named_jit_from_elsewhere_is_not_a_triton_kernel():
     found = check_python("import numba\nimport torch\n\n@numba.jit\ndef forward(x):\n    return torch.softmax(x, -1)\n")
     assert flagged(found, "no_custom_kernel") and flagged(found, "torch_fallback"), found
+
+
+# -- 4b. precision in a float32 task, however spelled ---------------------------------------------
+DOT = "@triton.jit\ndef _mm(a_ptr, b_ptr, P: tl.constexpr):\n    a = tl.load(a_ptr)\n    b = tl.load(b_ptr)\n"
+PRECISION_SPELLINGS = {
+    "tf32x3 through a module constant": ("PRECISION = 'tf32x3'\n" + DOT + "    c = tl.dot(a, b, input_precision=PRECISION)",
+                                         "input_precision='tf32x3' via PRECISION"),
+    "allow_tf32 through a constant": ("TF32 = True\n" + DOT + "    c = tl.dot(a, b, allow_tf32=TF32)",
+                                      "allow_tf32=True via TF32"),
+    "a precision the checks cannot read": (DOT + "    c = tl.dot(a, b, input_precision=P)",
+                                           "input_precision=P (not a constant"),
+    "positional precision": (DOT + "    c = tl.dot(a, b, None, 'tf32')", "input_precision='tf32'"),
+    "tl.core.float16": (DOT + "    c = a.to(tl.core.float16)", "triton.language.core.float16"),
+    "tl.dtype('fp16')": (DOT + "    c = a.to(tl.dtype('fp16'))", "('fp16')"),
+    "tl.dtype of a bf16 constant": ("HALF = 'bf' + '16'\n" + DOT + "    c = a.to(tl.dtype(HALF))", "('bf16')"),
+}
+
+
+@pytest.mark.parametrize("body,detail", PRECISION_SPELLINGS.values(), ids=PRECISION_SPELLINGS.keys())
+def test_reduced_precision_is_flagged_in_a_float32_task_however_spelled(body, detail):
+    assert flagged(flags(body, fp32_task=True), "precision_downgrade", detail), flags(body, fp32_task=True)
+    assert not flagged(flags(body, fp32_task=False), "precision_downgrade")
+
+
+def test_ieee_float32_spelled_through_constants_is_not_a_downgrade():
+    body = ("PRECISION = 'ieee'\nNO = False\n" + DOT + "    c = tl.dot(a, b, input_precision=PRECISION)\n"
+            "    d = tl.dot(a, b, allow_tf32=NO)\n    e = tl.dot(a, b, None, 'ieee').to(tl.float32)\n")
+    assert flags(body, fp32_task=True) == []
 
 
 # -- 5. no false positives ------------------------------------------------------------------------
@@ -389,8 +517,11 @@ def test_flags_name_kind_detail_file_and_line():
     assert "process_control: import os (kernel.py:10)" in found
 
 
-def test_a_file_nested_too_deeply_to_check_is_flagged_not_a_crash():
-    found = flags("x = " + " + ".join(["1"] * 5000))
+@pytest.mark.parametrize("source", ["x = " + " + ".join(["1"] * 5000),
+                                    "_x = " + "-" * 100000 + "1"])     # the parser's MemoryError (red team, session 23)
+def test_a_file_nested_too_deeply_to_check_is_flagged_not_a_crash(source):
+    """Never the judge's error (an infra_error the candidate could cause, and so a free retry)."""
+    found = flags(source)
     assert found == ["obfuscation: expressions nested too deeply to check (kernel.py)"]
 
 

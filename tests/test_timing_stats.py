@@ -213,21 +213,21 @@ def test_steps_skipped_is_read_against_the_harness_floor_not_a_many_launch_basel
     from runner.evaluator.judge.rounds import Rounds
 
     judge = SimpleNamespace(kind="gpu")
-    base, cand = SimpleNamespace(time_ms=2.31), SimpleNamespace(time_ms=0.167)
+    base = SimpleNamespace(time_ms=2.31)
     n = 100
 
     def batches(unexplained_ms, sample_ms):
         return [(n * (unexplained_ms + sample_ms), n, n * sample_ms) for _ in range(5)]
 
     walls = {"baseline": batches(3.85, 2.31), "candidate": batches(1.72, 0.167)}
-    without = Rounds._bound(judge, walls, base, cand)
+    without = Rounds._bound(judge, walls, base)
     assert without["short_ms"] < -without["low_limit_ms"]          # what the H200 flagged
-    honest = Rounds._bound(judge, walls, base, cand, floor=1.55)
+    honest = Rounds._bound(judge, walls, base, floor=1.55)
     assert not honest["short_ms"] < -honest["low_limit_ms"]
-    skipping = Rounds._bound(judge, {**walls, "candidate": batches(0.4, 0.167)}, base, cand, floor=1.55)
+    skipping = Rounds._bound(judge, {**walls, "candidate": batches(0.4, 0.167)}, base, floor=1.55)
     assert skipping["short_ms"] < -skipping["low_limit_ms"]
     # the floor only lowers the bar: a baseline whose own batches read below it still sets it
-    low = Rounds._bound(judge, {**walls, "baseline": batches(1.0, 2.31)}, base, cand, floor=1.55)
+    low = Rounds._bound(judge, {**walls, "baseline": batches(1.0, 2.31)}, base, floor=1.55)
     assert abs(low["short_ms"] - (1.72 - 1.0)) < 1e-9
 
 
@@ -310,3 +310,22 @@ def test_a_timing_finding_is_timed_again_and_the_second_timing_counts(excess_ms,
     last = 0.0099 + 0.001 * (len(excess_ms) - 1)
     assert row.candidate_ms == pytest.approx(last + (excess_ms[-1] if flagged else 0.0))
     assert any("first timing" in f for f in row.flags) is (len(excess_ms) == 2 and not flagged), row.flags
+
+
+def test_the_bound_grows_with_the_judges_clock_not_with_the_candidates_samples():
+    """A runner that shaves its own samples raised its own allowance while the bound was a multiple
+    of its median sample (a 45 % shave passed on the CPU: red team, session 23). The bound is now a
+    share of the candidate's wall time a call on the judge's clock: a 10 ms call reported as 5.5 ms
+    is over it; the same call reported whole, with the honest noise of a long call, is not."""
+    from types import SimpleNamespace
+
+    from runner.evaluator.judge.rounds import Rounds
+    judge, base, n = SimpleNamespace(kind="gpu"), SimpleNamespace(time_ms=12.0), 50
+
+    def batches(unexplained_ms, sample_ms):
+        return [(n * (unexplained_ms + sample_ms), n, n * sample_ms) for _ in range(5)]
+    walls = {"baseline": batches(0.3, 12.0)}
+    shaved = Rounds._bound(judge, {**walls, "candidate": batches(0.3 + 4.5, 5.5)}, base)
+    assert shaved["excess_ms"] > shaved["limit_ms"] == pytest.approx(0.2 * 10.3)
+    honest = Rounds._bound(judge, {**walls, "candidate": batches(0.3 + 0.47, 10.0)}, base)   # 4.7 % of the call
+    assert honest["excess_ms"] < honest["limit_ms"]

@@ -145,3 +145,24 @@ def test_a_failing_reference_is_reported_under_the_path_it_was_asked_by(tasks_ro
     relative = Path(tasks_root.name)
     problems = check_references([relative / SCALE], relative)
     assert list(problems) == [relative / SCALE] and "broken on purpose" in problems[relative / SCALE], problems
+
+
+def test_a_reference_that_is_the_baseline_must_return_new_tensors(tmp_path):
+    """A PyTorch->X task's baseline is its reference, run in a kernel runner that refuses an output
+    aliasing an input (protocol.output_problem). torch2cuda/permute's `.contiguous()` returned x
+    itself on decode's seq 1 (a hidden config): the baseline failed that config in every evaluation,
+    which left it untimed and put every attempt outside the hidden split's quadrants (red team,
+    session 23). Validate refuses such a reference, naming the config."""
+    from pathlib import Path
+
+    from runner.tasks.refcheck import check_references
+    shipped = Path(__file__).resolve().parent.parent / "tasks" / "torch2cuda" / "permute"
+    task = tmp_path / "tasks" / "torch2cuda" / "permute"
+    shutil.copytree(shipped, task)
+    assert check_references([task], tmp_path / "tasks") == {}
+    reference = task / "reference.py"
+    reference.write_text(reference.read_text().replace(
+        "x.permute(0, 2, 1, 3).clone(memory_format=torch.contiguous_format)", "x.permute(0, 2, 1, 3).contiguous()"))
+    problems = check_references([task], tmp_path / "tasks")
+    assert "breaks the outputs' contract: output 0 is (a view of) an input" in problems[task], problems
+    assert "batch1-seq1-heads40-dim128" in problems[task], problems

@@ -54,22 +54,42 @@ class AttemptContext:
 
 
 def parse_output(spec: "AgentSpec", agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
-    """The parser's report, its failure class settled with the gateway's records of the model API."""
+    """The parser's report, its failure class settled with the gateway's records of the model API.
+
+    The agent's stdout is the agent's to write: a class of the model API's (INFRA_FAILURES, which
+    make the attempt an infra_error that --resume redoes) is taken from it only where the gateway's
+    own records show that failure, and usage and cost come from the gateway's meter wherever it
+    metered any (the CLI's own numbers only where no gateway ran, marked usage_source "cli")."""
     parser = PARSERS.get(spec.parser)
     if parser is None:
         raise AgentError(spec.source, "parser", f"unknown parser {spec.parser!r} (known: {', '.join(PARSERS)})")
-    report = parser(agent_dir / "stdout.log", agent_dir, timed_out, exit_code)
-    failure = parsers.attempt_failure(report.failure, parsers.gateway_failure(parsers.gateway_records(agent_dir)),
-                                      timed_out=timed_out, exit_code=exit_code)
+    try:
+        report = parser(agent_dir / "stdout.log", agent_dir, timed_out, exit_code)
+    except Exception as exc:   # the parsers are total; a defect found by the agent's output is noted, not fatal
+        report = PARSERS["plain"](agent_dir / "stdout.log", agent_dir, timed_out, exit_code)
+        report.parse_error = f"{spec.parser}: {type(exc).__name__}: {str(exc)[:300]}"
+        (agent_dir / "parse-error.txt").write_text(report.parse_error + "\n", errors="backslashreplace")
+    gateway_class = parsers.gateway_failure(parsers.gateway_records(agent_dir))
+    cli_failure = report.failure
+    if cli_failure in parsers.INFRA_FAILURES and gateway_class is None:
+        # the stream claims the model API failed; the gateway saw no such failure (or no gateway ran)
+        report.claimed_failure = cli_failure
+        cli_failure = "cli_crash"
+    failure = parsers.attempt_failure(cli_failure, gateway_class, timed_out=timed_out, exit_code=exit_code)
     report.failure, report.retryable = failure, failure in parsers.INFRA_FAILURES
-    if report.usage is not None:
+    metered, model = parsers.gateway_usage(agent_dir)
+    if metered:
+        claimed = report.usage
+        # tokens are the meter's; what only the CLI counts (its turns) is kept beside them
+        extra = {k: v for k, v in (claimed or {}).items() if k not in parsers.TOKEN_KEYS and k not in metered}
+        report.usage, report.usage_source = {**metered, **extra}, "gateway"
+        priced = parsers.price(model, metered)
+        # the CLI's cost only where its usage is the gateway's: a stream that under-reports is priced
+        # by the table or not at all
+        agrees = claimed is not None and all(claimed.get(k, 0) == metered.get(k, 0) for k in parsers.TOKEN_KEYS)
+        report.cost_usd = priced if priced is not None else (report.cost_usd if agrees else None)
+    elif report.usage is not None:
         report.usage_source = "cli"
-    else:   # no final event (killed at the budget, crashed): what the gateway metered still counts
-        metered, model = parsers.gateway_usage(agent_dir)
-        if metered:
-            report.usage, report.usage_source = metered, "gateway"
-            if report.cost_usd is None:
-                report.cost_usd = parsers.price(model, metered)
     return report
 
 

@@ -14,7 +14,13 @@ What it does, per attempt:
   * authenticates the agent by a per-attempt token (the agent's "API key") and swaps in the real
     key from the host environment: the real key never enters the sandbox (except for "connect",
     where the CLI speaks TLS end to end and must hold its own key);
-  * strips server-side tools (web search/fetch, code execution) from request bodies;
+  * checks the path, the key and the declared size before it reads a body (over MAX_REQUEST_BODY:
+    413 unread); parses the body strictly (parse_body: UTF-8, one object, no duplicate keys, no
+    NaN) and forwards it re-serialised, never as sent; refuses top-level fields outside the path's
+    allow-list (_BODY_FIELDS: no mcp_servers, container, background...) and content the provider
+    would fetch itself (URL / file sources); strips every tool the client does not run itself (by
+    type); forwards only allow-listed headers and anthropic-beta values (the rest dropped and named in
+    the record). Every refusal is a 4xx with a "gauntlet gateway:" message, recorded in gateway.jsonl;
   * streams responses through unbuffered (SSE) while metering tokens from them, independently of
     what the CLI reports, and records a transcript: agent_dir/gateway.jsonl (one line per request)
     and agent_dir/gateway.json (the meter, rewritten after every request);
@@ -23,8 +29,11 @@ What it does, per attempt:
     `idle_timeout_s` (the [gateway] table; default DEFAULT_IDLE_TIMEOUT_S) is stopped by the gateway
     itself and "stalled": the agent gets an error event and a closed connection instead of waiting
     on its CLI's own (often hour-long) idle timeout;
-  * timestamps the agent's stdout lines as they arrive (agent_dir/stdout.times: one epoch per line),
-    which the parsers use for trajectory timestamps when the stream carries none.
+  * timestamps the agent's stdout lines as they arrive (agent_dir/stdout.times: one epoch per line,
+    at most STDOUT_TIMES_MAX_LINES), which the parsers use for trajectory timestamps when the stream
+    carries none.
+  Everything it holds or writes is bounded: bodies in flight (MAX_BODIES_IN_FLIGHT), connections
+  (MAX_CONNECTIONS), a non-streamed answer (MAX_RESPONSE_BODY), gateway.jsonl per request and in all.
 
 Overrides (tests, `gauntlet agents check`, private deployments): GAUNTLET_GATEWAY_UPSTREAM replaces
 the upstream (`http://127.0.0.1:PORT`, `unix:/path.sock`, or for "connect" a comma list of
@@ -53,6 +62,7 @@ from urllib.parse import urlsplit
 
 from runner.resources import IMPORT_ROOT
 from runner.sandbox import Mount
+from runner.sandbox.confine import cli_folder_refusal
 from runner.sandbox.local import gateway_temp_dir
 
 GATEWAY_PORT = 47813                   # the in-sandbox loopback port
@@ -84,9 +94,70 @@ PROTOCOLS = {
 _HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
         "transfer-encoding", "upgrade", "host", "content-length", "accept-encoding"}
 _AUTH = {"x-api-key", "authorization", "api-key"}
-_SERVER_TOOL_PREFIXES = ("web_search", "web_fetch", "code_execution", "code_interpreter", "file_search",
-                         "computer_use_preview", "image_generation", "mcp")
-TRANSCRIPT_BODY_LIMIT = 1 << 20
+# -- what reaches the upstream (everything else is dropped or refused; see _admit) ----------------
+# Request bodies: parsed strictly (UTF-8, one JSON object, no duplicate keys at any depth, no NaN or
+# Infinity, nothing after it) and always forwarded re-serialised, never as the agent's bytes. Top-level
+# fields per path: what the supported CLIs send (Claude Code 2.1, Codex 0.169: captured through
+# `gauntlet agents check`) and the plain sampling controls. Not here on purpose: mcp_servers and
+# container (the API provider's servers connect out / run code), betas (a body-side anthropic-beta),
+# background / conversation / previous_response_id / prompt (server-side state beyond the attempt).
+_BODY_FIELDS = {
+    "/v1/messages": frozenset({
+        "model", "messages", "system", "max_tokens", "metadata", "stop_sequences", "stream", "temperature",
+        "top_p", "top_k", "tools", "tool_choice", "thinking", "context_management", "output_config",
+        "output_format", "service_tier"}),
+    "/v1/messages/count_tokens": frozenset({
+        "model", "messages", "system", "tools", "tool_choice", "thinking", "context_management",
+        "output_config", "output_format"}),
+    "/v1/responses": frozenset({
+        "model", "instructions", "input", "tools", "tool_choice", "parallel_tool_calls", "reasoning", "store",
+        "stream", "stream_options", "include", "prompt_cache_key", "text", "client_metadata", "metadata",
+        "service_tier", "max_output_tokens", "temperature", "top_p", "truncation"}),
+    "/v1/chat/completions": frozenset({
+        "model", "messages", "tools", "tool_choice", "parallel_tool_calls", "stream", "stream_options",
+        "temperature", "top_p", "max_tokens", "max_completion_tokens", "stop", "reasoning_effort",
+        "response_format", "seed", "metadata", "store", "prompt_cache_key", "service_tier", "n"}),
+}
+# Tools the client itself runs; any other tool type is a server-side tool (web search/fetch, code
+# execution, MCP toolsets, file search, image generation, ...) and is stripped, whatever its name.
+_CLIENT_TOOL_TYPES = {
+    "anthropic": (None, "custom"),                                        # Claude Code: no type at all
+    "openai-responses": ("function", "custom", "local_shell", "shell", "apply_patch"),
+}
+_CLIENT_TOOL_TYPE_PREFIXES = {"anthropic": ("bash_", "text_editor_", "memory_")}   # client-run, versioned
+# Request headers forwarded upstream (lower case); any other header the agent sends is dropped.
+_FORWARD_HEADERS = frozenset({
+    "accept", "content-type", "user-agent",
+    # Claude Code
+    "anthropic-version", "anthropic-beta", "anthropic-dangerous-direct-browser-access", "x-app",
+    "x-claude-code-session-id",
+    # Codex
+    "openai-beta", "originator", "version", "session-id", "session_id", "thread-id", "conversation_id",
+    "x-client-request-id", "x-codex-beta-features", "x-codex-turn-metadata", "x-codex-window-id",
+    "x-openai-subagent"})
+_FORWARD_HEADER_PREFIXES = ("x-stainless-",)           # the SDKs' own telemetry (os, runtime, retry count)
+# anthropic-beta values forwarded (the rest are dropped from the header and recorded): Claude Code's,
+# and the plain model-side features. Never: mcp-client-*, code-execution-*, web-fetch-*, files-api-*,
+# skills-*, computer-use-* (they make the provider's servers fetch, connect or run code).
+ANTHROPIC_BETAS = frozenset({
+    "claude-code-20250219", "interleaved-thinking-2025-05-14", "context-management-2025-06-27",
+    "per-turn-control-2026-07-01", "mid-conversation-tool-changes-2026-07-01",
+    "thinking-token-count-2026-05-13", "advanced-tool-use-2025-11-20", "effort-2025-11-24",
+    "thinking-display-updates-2026-08-18", "fine-grained-tool-streaming-2025-05-14",
+    "token-efficient-tools-2025-02-19", "prompt-caching-2024-07-31", "context-1m-2025-08-07",
+    "structured-outputs-2025-11-13", "tool-examples-2025-10-29", "output-128k-2025-02-19"})
+MAX_REQUEST_BODY = 32 << 20          # per request (the Messages API's own limit); larger: 413 unread
+MAX_BODIES_IN_FLIGHT = 64 << 20      # all requests' bodies held at once; past it: 503 unread
+MAX_RESPONSE_BODY = 64 << 20         # a non-streamed upstream answer
+MAX_SSE_EVENT = 16 << 20             # one SSE event the meter waits to complete
+TRANSCRIPT_BODY_LIMIT = 1 << 20      # the response kept per request in gateway.jsonl
+TRANSCRIPT_REQUEST_LIMIT = 256 << 10  # the request kept per request in gateway.jsonl
+TRANSCRIPT_TOTAL_LIMIT = 64 << 20    # gateway.jsonl: past this only the bare record of each request...
+TRANSCRIPT_HARD_LIMIT = 72 << 20     # ... and past this nothing (counted in gateway.json)
+STDOUT_TIMES_MAX_LINES = 1 << 18     # stdout.times (15 bytes a line); later lines: the log's mtime
+STDOUT_READ_CHUNK = 1 << 20
+DRAIN_LIMIT = 1 << 20                # a refused request's unread body up to this is read away, not cut off
+MAX_CONNECTIONS = 256                # open agent connections at once (each a thread); more: closed at once
 DEFAULT_IDLE_TIMEOUT_S = 120.0   # a streamed response silent this long is stalled (agent file: gateway.idle_timeout_s)
 # How a request ended, as gateway.jsonl records it (docs/agents.md "Failure classes"):
 #   complete     the whole response arrived (a stream: through its terminal event)
@@ -144,19 +215,45 @@ def find_cli(name: str) -> str | None:
     return shutil.which(name) or shutil.which(name, path=str(LOCAL_BIN))
 
 
-def cli_folders(name: str) -> list[Path]:
+def cli_folders(name: str, never: tuple = ()) -> list[Path]:
     """What an agent CLI needs to run on the local backend beyond the system folders, each mounted
     read-only at the path the agent's PATH names: the repo's .agents/ (scripts/install-agents.sh), or
     for a CLI found elsewhere on PATH its folder and its real file's (a symlink's target: a native
-    installer's versions folder). Never more: a wider folder could hold task files."""
+    installer's versions folder). Never more: a wider folder could hold task files. A folder no bind
+    may have (confine.never_for: one that holds or lies in the task data or the run's folder and tasks
+    root, `never`; one that holds the checkout or HOME whole; symlinks resolved) is refused at
+    preflight (GatewayError)."""
     found = find_cli(name) if name else None
     if not found:
         return []
     agents = LOCAL_BIN.parent.parent
     real = Path(found).resolve()
     if real.is_relative_to(agents.resolve()):
+        _check_never_bind(agents, never)
         return [agents]
-    return list(dict.fromkeys([Path(found).parent, real.parent]))
+    folders = list(dict.fromkeys([Path(found).parent, real.parent]))
+    for folder in folders:
+        _check_never_bind(folder, never)
+    return folders
+
+
+def _check_never_bind(folder: Path, never=()) -> None:
+    why = cli_folder_refusal(folder, secret=never)
+    if why:
+        raise GatewayError(f"agent CLI folder {folder} would mount what no agent may see ({why}); install "
+                           "the CLI elsewhere (scripts/install-agents.sh)")
+
+
+def _run_roots(agent_dir: Path, run_dir: Path | None) -> tuple:
+    """The run's own never-bind folders: its folder and the tasks root its manifest names."""
+    attempt = Path(agent_dir).resolve().parent
+    run = Path(run_dir) if run_dir else attempt.parent.parent if attempt.parent.name == "attempts" else None
+    if run is None:
+        return ()
+    roots = [run]
+    with contextlib.suppress(OSError, ValueError, TypeError, AttributeError):
+        roots.append(Path(json.loads((run / "manifest.json").read_text())["tasks_root"]))
+    return tuple(roots)
 
 
 def preflight(spec, backend: str) -> None:
@@ -171,6 +268,11 @@ def preflight(spec, backend: str) -> None:
     if cli and backend == "local" and not find_cli(cli):
         missing.append(f"CLI {cli!r} not found on PATH or in {LOCAL_BIN} "
                        f"(install it: {spec.install or 'see docs/agents.md'})")
+    elif cli and backend == "local" and spec.gateway:
+        try:
+            cli_folders(cli)
+        except GatewayError as exc:
+            missing.append(str(exc))
     if missing:
         raise GatewayError(f"agent {spec.name}: " + "; ".join(missing))
 
@@ -193,7 +295,8 @@ def open_gateway(spec, agent_dir: Path, backend: str, run_dir: Path | None = Non
         prefix = (python, f"{SOCKET_DIR_IN_SANDBOX}/launch.py", "--port", str(GATEWAY_PORT),
                   "--socket", f"{SOCKET_DIR_IN_SANDBOX}/gw.sock", "--")
         if backend == "local":   # the agent CLI's install, read-only where it lies (the CLIs of .agents/)
-            mounts += tuple(Mount(path, str(path)) for path in cli_folders(getattr(spec, "cli", "")))
+            never = _run_roots(agent_dir, run_dir)
+            mounts += tuple(Mount(path, str(path)) for path in cli_folders(getattr(spec, "cli", ""), never))
         env = {k: v.format(url=url, token=gw.token) for k, v in config["agent_env"].items()}
         env["GAUNTLET_GATEWAY_URL"] = url
         env["GAUNTLET_GATEWAY_KEY"] = gw.token
@@ -233,6 +336,8 @@ class SSEMeter:
             self.buf += data
             return
         self.buf += data.replace(b"\r\n", b"\n")
+        if len(self.buf) > MAX_SSE_EVENT and b"\n\n" not in self.buf:   # one endless event: not metered
+            self.buf, self.malformed = b"", True
         while b"\n\n" in self.buf:
             block, self.buf = self.buf.split(b"\n\n", 1)
             payload = b"\n".join(line[5:].lstrip() for line in block.split(b"\n") if line.startswith(b"data:"))
@@ -318,6 +423,10 @@ class Gateway:
         self.statuses: dict = {}
         self.outcomes: dict = {}
         self.refused = 0
+        self.in_flight = 0                  # request body bytes reserved (MAX_BODIES_IN_FLIGHT)
+        self.transcript_bytes = 0
+        self.transcript_dropped = 0         # records past TRANSCRIPT_HARD_LIMIT, counted only
+        self.stdout_lines_untimed = 0       # stdout lines past STDOUT_TIMES_MAX_LINES
         self._open: set = set()             # sockets to close on shutdown (hung upstreams)
         self._summary_final = False
         self.active = 0                     # requests being handled
@@ -361,6 +470,14 @@ class Gateway:
         with self.lock:
             self.active += delta
 
+    def reserve(self, nbytes: int) -> bool:
+        """Reserve (or, negative, release) request-body bytes; False when that would pass the cap."""
+        with self.lock:
+            if nbytes > 0 and self.in_flight + nbytes > MAX_BODIES_IN_FLIGHT:
+                return False
+            self.in_flight += nbytes
+            return True
+
     def track(self, sock) -> None:
         with self.lock:
             self._open.add(sock)
@@ -383,8 +500,13 @@ class Gateway:
                 _add(self.totals, usage)
                 _add(self.by_model.setdefault(entry.get("model") or "unknown", {}), usage)
             if not self.transcript.closed:
-                self.transcript.write(json.dumps(entry, default=str) + "\n")
-                self.transcript.flush()
+                line = _transcript_line(entry, self.transcript_bytes)
+                if line is None:
+                    self.transcript_dropped += 1
+                else:
+                    self.transcript.write(line)
+                    self.transcript.flush()
+                    self.transcript_bytes += len(line.encode())
         self.write_summary()
 
     def summary(self) -> dict:
@@ -392,7 +514,9 @@ class Gateway:
             return {"protocol": self.protocol, "upstream": self.config.get("upstream") or
                     self.config.get("allow_hosts"), "requests": self.requests, "refused": self.refused,
                     "statuses": dict(self.statuses), "outcomes": dict(self.outcomes), "usage": dict(self.totals),
-                    "by_model": {k: dict(v) for k, v in self.by_model.items()}}
+                    "by_model": {k: dict(v) for k, v in self.by_model.items()},
+                    **({"transcript_dropped": self.transcript_dropped} if self.transcript_dropped else {}),
+                    **({"stdout_lines_untimed": self.stdout_lines_untimed} if self.stdout_lines_untimed else {})}
 
     def write_summary(self) -> None:
         data = self.summary()
@@ -404,24 +528,32 @@ class Gateway:
             os.replace(tmp, self.agent_dir / "gateway.json")
 
     def _tail_stdout(self) -> None:
-        """Arrival time of each stdout line (host side; the stream itself stays raw)."""
-        path, offset, partial = self.agent_dir / "stdout.log", 0, b""
+        """Arrival time of each stdout line (host side; the stream itself stays raw): one line per
+        newline, read a bounded chunk at a time, at most STDOUT_TIMES_MAX_LINES lines in all (the
+        parsers time later lines by the log's last write)."""
+        path, offset, written = self.agent_dir / "stdout.log", 0, 0
         with open(self.agent_dir / "stdout.times", "a") as out:
             while True:
                 done = self.closed.is_set()
-                try:
-                    with open(path, "rb") as fh:
-                        fh.seek(offset)
-                        data = fh.read()
-                except FileNotFoundError:
-                    data = b""
-                if data:
+                while True:
+                    try:
+                        with open(path, "rb") as fh:
+                            fh.seek(offset)
+                            data = fh.read(STDOUT_READ_CHUNK)
+                    except FileNotFoundError:
+                        data = b""
+                    if not data:
+                        break
                     offset += len(data)
-                    now = time.time()
-                    partial += data
-                    out.write(f"{now:.3f}\n" * partial.count(b"\n"))
-                    partial = partial.rsplit(b"\n", 1)[1] if b"\n" in partial else partial
-                    out.flush()
+                    lines = data.count(b"\n")
+                    keep = min(lines, STDOUT_TIMES_MAX_LINES - written)
+                    if keep:
+                        out.write(f"{time.time():.3f}\n" * keep)
+                        out.flush()
+                        written += keep
+                    if lines > keep:
+                        with self.lock:
+                            self.stdout_lines_untimed += lines - keep
                 if done:
                     return
                 self.closed.wait(0.2)
@@ -469,20 +601,141 @@ def _strip_path_prefix(path: str, prefix: str) -> str:
     return prefix + path
 
 
-def _strip_server_tools(body: dict) -> list[str]:
+class _Refusal(Exception):
+    """A request the gateway answers itself: (HTTP status, message)."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+def _no_duplicates(pairs: list) -> dict:
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Refusal(400, f"request body: duplicate key {key[:100]!r}")
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str):
+    raise _Refusal(400, f"request body: {name} is not JSON")
+
+
+def parse_body(body: bytes) -> dict:
+    """The request body as the one JSON object it must be, parsed strictly: UTF-8, no duplicate keys
+    at any depth (the upstream's parser may keep the other one), no NaN/Infinity, nothing after it."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _Refusal(400, f"request body: not UTF-8 (byte {exc.start})") from None
+    try:
+        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except RecursionError:
+        raise _Refusal(400, "request body: nested too deep") from None
+    except ValueError as exc:          # JSONDecodeError (trailing bytes included), int too long
+        raise _Refusal(400, f"request body: not one JSON value: {exc}") from None
+    if not isinstance(value, dict):
+        raise _Refusal(400, f"request body: a JSON {type(value).__name__}, not an object")
+    return value
+
+
+def _remote_references(value, where: str = "") -> str | None:
+    """Where the body asks the provider to fetch something itself (a URL or a stored file as a content
+    source), or None. Inline (base64 / data:) content is fine."""
+    stack = [(value, where)]
+    while stack:
+        item, at = stack.pop()
+        if isinstance(item, dict):
+            source = item.get("source")
+            if isinstance(source, dict) and source.get("type") not in (None, "base64", "text", "content"):
+                return f"{at}.source.type={source.get('type')!r}"
+            for key in ("image_url", "file_url", "file_id"):
+                ref = item.get(key)
+                if isinstance(ref, dict):
+                    ref = ref.get("url")
+                if isinstance(ref, str) and not ref.startswith("data:"):
+                    return f"{at}.{key}"
+            stack.extend((v, f"{at}.{k}") for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((v, f"{at}[{i}]") for i, v in enumerate(item))
+    return None
+
+
+def _admit(path: str, body: dict, protocol: str) -> list[str]:
+    """Check a parsed request body against the path's allow-list (raises _Refusal) and strip its
+    server-side tools; returns what was stripped."""
+    allowed = _BODY_FIELDS.get(path)
+    if allowed is None:
+        raise _Refusal(400, f"{path} takes no request body here")
+    extra = sorted(set(body) - allowed)
+    if extra:
+        raise _Refusal(400, f"request field{'s' if len(extra) > 1 else ''} not allowed through the gateway: "
+                            + ", ".join(repr(k[:60]) for k in extra[:10]))
+    for key in ("messages", "input", "system", "instructions"):
+        found = _remote_references(body.get(key), key) if key in body else None
+        if found:
+            raise _Refusal(400, f"request content the provider would fetch itself is not allowed: {found[:200]}")
+    return _strip_server_tools(body, protocol)
+
+
+def _client_tool(tool, protocol: str) -> bool:
+    if not isinstance(tool, dict):
+        return False
+    kind = tool.get("type")
+    if protocol == "openai-responses" and kind == "tool_search":     # Codex: searched by the CLI itself
+        return tool.get("execution") == "client"
+    if kind in _CLIENT_TOOL_TYPES.get(protocol, ()):
+        return True
+    return isinstance(kind, str) and kind.startswith(_CLIENT_TOOL_TYPE_PREFIXES.get(protocol, ()) or ("\0",))
+
+
+def _strip_server_tools(body: dict, protocol: str = "anthropic") -> list[str]:
+    """Drop every tool the client does not run itself (by type, whatever its name)."""
     tools = body.get("tools")
-    if not isinstance(tools, list):
+    if tools is None:
         return []
+    if not isinstance(tools, list):
+        raise _Refusal(400, "request field 'tools' is not a list")
     kept, dropped = [], []
     for tool in tools:
-        kind = str(tool.get("type", "")) if isinstance(tool, dict) else ""
-        if kind.startswith(_SERVER_TOOL_PREFIXES):
-            dropped.append(tool.get("name") or kind)
-        else:
+        if _client_tool(tool, protocol):
             kept.append(tool)
+        else:
+            kind = tool.get("type") if isinstance(tool, dict) else type(tool).__name__
+            name = tool.get("name") if isinstance(tool, dict) else None
+            dropped.append(str(name or kind)[:100])
     if dropped:
         body["tools"] = kept
     return dropped
+
+
+def _forward_headers(headers, protocol: str) -> tuple[dict, list[str], list[str]]:
+    """The agent's headers that may go upstream; (kept, names dropped, anthropic-beta values dropped)."""
+    kept, dropped, betas_dropped = {}, [], []
+    for name, value in headers.items():
+        low = name.lower()
+        if low in _HOP | _AUTH:
+            continue
+        if low not in _FORWARD_HEADERS and not low.startswith(_FORWARD_HEADER_PREFIXES):
+            dropped.append(low[:60])
+            continue
+        if low == "anthropic-beta":
+            values = [v.strip() for v in value.split(",") if v.strip()]
+            betas_dropped += [v[:80] for v in values if v not in ANTHROPIC_BETAS]
+            value = ",".join(v for v in values if v in ANTHROPIC_BETAS)
+            if "anthropic-beta" in kept:
+                value = ",".join(filter(None, (kept["anthropic-beta"], value)))
+            if not value:
+                continue
+        elif low == "openai-beta" and not value.strip().startswith("responses="):
+            dropped.append(low)
+            continue
+        elif low in kept:              # one value per header: a repeated one is the agent's doing
+            dropped.append(low)
+            continue
+        kept[low] = value
+    return kept, sorted(set(dropped))[:50], betas_dropped[:50]
 
 
 def _make_handler(gw: Gateway):
@@ -499,25 +752,89 @@ def _make_handler(gw: Gateway):
             gw.enter(1)
             gw.track(self.connection)
 
+        def handle(self):
+            if gw.active > MAX_CONNECTIONS:
+                return                           # closed unanswered: the agent opened too many at once
+            super().handle()
+
+        def handle_expect_100(self):
+            self._expect_100 = True              # "100 Continue" only once path, key and size are checked
+            return True
+
         def finish(self):
             with contextlib.suppress(OSError):
                 super().finish()
             gw.untrack(self.connection)
             gw.enter(-1)
 
-        def _read_body(self) -> bytes:
-            if "chunked" in (self.headers.get("transfer-encoding") or "").lower():
-                out = b""
-                while True:
-                    size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
-                    if size == 0:
-                        while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                            pass
-                        return out
-                    out += self.rfile.read(size)
-                    self.rfile.readline()
-            length = int(self.headers.get("content-length") or 0)
-            return self.rfile.read(length) if length else b""
+        def _body_length(self) -> int | None:
+            """The declared body length (None: chunked); raises _Refusal for a bad or oversized one."""
+            lengths = self.headers.get_all("content-length") or []
+            chunked = "chunked" in (self.headers.get("transfer-encoding") or "").lower()
+            if chunked and lengths or len(lengths) > 1:
+                raise _Refusal(400, "ambiguous body length (content-length with chunked, or twice)")
+            if chunked:
+                return None
+            text = (lengths[0] if lengths else "0").strip()
+            if not text.isdigit() or len(text) > 15:
+                raise _Refusal(400, f"bad content-length {text[:40]!r}")
+            if int(text) > MAX_REQUEST_BODY:
+                raise _Refusal(413, f"request body of {int(text)} bytes is over the gateway's "
+                                    f"{MAX_REQUEST_BODY} byte limit")
+            return int(text)
+
+        def _read_body(self, length: int | None) -> bytes:
+            """The body, never more than MAX_REQUEST_BODY bytes of it (a chunked one past that: 413)."""
+            self._body_pending = True
+            if getattr(self, "_expect_100", False):
+                self._expect_100 = False
+                self.send_response_only(100)
+                self.end_headers()
+            if length is not None:
+                data = self.rfile.read(length) if length else b""
+                if len(data) < length:
+                    raise _Refusal(400, "the request body ended early")
+                self._body_pending = False
+                return data
+            out = bytearray()
+            while True:
+                line = self.rfile.readline(1024)
+                try:
+                    size = int(line.split(b";")[0].strip(), 16)
+                except ValueError:
+                    raise _Refusal(400, "bad chunk size in a chunked body") from None
+                if size < 0 or len(out) + size > MAX_REQUEST_BODY:
+                    raise _Refusal(413, f"chunked request body past the gateway's {MAX_REQUEST_BODY} byte limit")
+                if size == 0:
+                    for _ in range(100):      # trailers, bounded
+                        if self.rfile.readline(8192) in (b"\r\n", b"\n", b""):
+                            break
+                    self._body_pending = False
+                    return bytes(out)
+                chunk = self.rfile.read(size)
+                if len(chunk) < size:
+                    raise _Refusal(400, "the request body ended early")
+                out += chunk
+                self.rfile.readline(1024)
+
+        def _drain(self) -> None:
+            """Before refusing a request whose body is still unread: read a small declared one away (a
+            plain client is still sending it; the connection stays usable), else close the connection."""
+            self.close_connection = True
+            lengths = self.headers.get_all("content-length") or ["0"]
+            if (getattr(self, "_expect_100", False) or "transfer-encoding" in self.headers or len(lengths) != 1
+                    or not lengths[0].strip().isdigit() or int(lengths[0]) > DRAIN_LIMIT):
+                return
+            left = int(lengths[0])
+            try:
+                while left:
+                    got = self.rfile.read(min(left, 65536))
+                    if not got:
+                        return
+                    left -= len(got)
+            except OSError:
+                return
+            self._body_pending, self.close_connection = False, False
 
         def _refuse(self, status: int, message: str, entry: dict, outcome: str = "refused") -> None:
             kind = {401: "authentication_error", 403: "permission_error", 404: "not_found_error"}.get(
@@ -528,10 +845,14 @@ def _make_handler(gw: Gateway):
             data = body.encode()
             gw.log({**entry, "status": status, "outcome": outcome, "t1": time.time(),
                     **({"refused": message} if outcome == "refused" else {"error": message})})
+            if getattr(self, "_body_pending", True):   # unread (or half-read) body: never parse it as a request
+                self._drain()
             try:
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))
+                if self.close_connection:
+                    self.send_header("connection", "close")
                 self.end_headers()
                 self.wfile.write(data)
             except OSError:                      # the agent hung up (or was killed) first
@@ -566,30 +887,53 @@ def _make_handler(gw: Gateway):
                     "response_bytes": received})
 
         def _forward(self):
+            self._reserved = 0
+            try:
+                self._forward_request()
+            finally:
+                gw.reserve(-self._reserved)
+
+        def _forward_request(self):
             path_only = self.path.split("?", 1)[0]
-            entry = {"t0": time.time(), "method": self.command, "path": self.path}
-            body = self._read_body()
+            entry = {"t0": time.time(), "method": self.command, "path": self.path[:1000]}
+            self._body_pending = True
+            # path and key first, then the body's size: nothing is read for a request refused anyway
             if protocol == "connect":
                 return self._refuse(403, "this agent's gateway only carries CONNECT", entry)
             if path_only not in gw.config.get("paths", []):
-                return self._refuse(403, f"{self.command} {path_only} is not an allowed path", entry)
+                return self._refuse(403, f"{self.command} {path_only[:200]} is not an allowed path", entry)
             if not self._authorized():
                 return self._refuse(401, "unknown API key (use the key the harness gave you)", entry)
-            request_json = None
-            if body:
-                try:
-                    request_json = json.loads(body)
-                except ValueError:
-                    request_json = None
+            try:
+                length = self._body_length()
+                want = MAX_REQUEST_BODY if length is None else length
+                if not gw.reserve(want):         # held until the request ends (_forward)
+                    raise _Refusal(503, "too many large requests in flight at once; retry")
+                self._reserved = want
+                body = self._read_body(length)
+                request_json = None
+                if body:                         # parsed strictly, checked, and sent re-serialised
+                    request_json = parse_body(body)
+                    stripped = _admit(path_only, request_json, protocol)
+                    if stripped:
+                        entry["stripped_tools"] = stripped
+                    body = json.dumps(request_json, separators=(",", ":")).encode()
+                elif self.command in ("POST", "PUT", "PATCH") and path_only in _BODY_FIELDS:
+                    raise _Refusal(400, f"{self.command} {path_only} without a body")
+            except _Refusal as refusal:
+                return self._refuse(refusal.status, refusal.message, entry)
+            except OSError as exc:                # the agent hung up mid-body
+                return self._refuse(400, f"reading the request body: {type(exc).__name__}", entry,
+                                    outcome="aborted")
             if isinstance(request_json, dict):
-                stripped = _strip_server_tools(request_json)
-                if stripped:
-                    entry["stripped_tools"] = stripped
-                    body = json.dumps(request_json).encode()
-                entry["model"] = request_json.get("model")
+                entry["model"] = str(request_json.get("model"))[:200] if "model" in request_json else None
                 entry["stream"] = bool(request_json.get("stream"))
                 entry["request"] = _transcript_request(request_json)
-            headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP | _AUTH}
+            headers, dropped, betas_dropped = _forward_headers(self.headers, protocol)
+            if dropped:
+                entry["dropped_headers"] = dropped
+            if betas_dropped:
+                entry["dropped_betas"] = betas_dropped
             if gw.real_key:
                 if gw.config.get("key_header") == "authorization":
                     headers["authorization"] = f"Bearer {gw.real_key}"
@@ -598,12 +942,18 @@ def _make_handler(gw: Gateway):
             headers["host"] = gw.upstream_host()
             headers["accept-encoding"] = "identity"       # the meter reads the stream
             headers["content-length"] = str(len(body))
+            if body:
+                headers["content-type"] = "application/json"
+            query = self.path.partition("?")[2]        # only Claude Code's own marker goes on
+            upstream_path = path_only + ("?beta=true" if query == "beta=true" else "")
+            if query and query != "beta=true":
+                entry["dropped_query"] = query[:200]
             streaming_request = bool(isinstance(request_json, dict) and request_json.get("stream"))
             idle = gw.config.get("idle_timeout_s", DEFAULT_IDLE_TIMEOUT_S)
             heard = [time.time()]      # when the upstream last sent anything (a request cut by the budget: stall_s)
             try:
                 conn, prefix = gw.upstream_connection()
-                conn.request(self.command, _strip_path_prefix(self.path, prefix), body=body, headers=headers)
+                conn.request(self.command, _strip_path_prefix(upstream_path, prefix), body=body, headers=headers)
                 upstream_sock = conn.sock   # conn.sock goes None when the response says "close"
                 gw.track(upstream_sock)
                 if streaming_request:       # a streamed answer starts at once; silence is a stall
@@ -645,7 +995,9 @@ def _make_handler(gw: Gateway):
             try:
                 if not meter.streaming:                      # JSON and errors: small, read whole
                     try:
-                        data = resp.read()
+                        data = resp.read(MAX_RESPONSE_BODY + 1)
+                        if len(data) > MAX_RESPONSE_BODY:
+                            raise http.client.HTTPException(f"upstream answer over {MAX_RESPONSE_BODY} bytes")
                     except (OSError, http.client.HTTPException) as exc:
                         error, outcome = f"{type(exc).__name__}: {exc}", "aborted" if gw.closed.is_set() else "cut"
                         raise
@@ -751,6 +1103,28 @@ def _transcript_request(body: dict) -> dict:
         else:
             out[key] = value
     return out
+
+
+def _transcript_line(entry: dict, written: int) -> str | None:
+    """One gateway.jsonl line within the caps: the request kept to TRANSCRIPT_REQUEST_LIMIT bytes;
+    past TRANSCRIPT_TOTAL_LIMIT in all only the bare record (no request, no response); past
+    TRANSCRIPT_HARD_LIMIT nothing (None)."""
+    if written >= TRANSCRIPT_HARD_LIMIT:
+        return None
+    entry = dict(entry)
+    if written >= TRANSCRIPT_TOTAL_LIMIT:
+        for key in ("request", "response"):
+            if key in entry:
+                entry[key] = "<dropped: gateway.jsonl is over its size limit>"
+    elif "request" in entry:
+        text = json.dumps(entry["request"], default=str)
+        if len(text) > TRANSCRIPT_REQUEST_LIMIT:
+            entry["request"] = {"truncated": True, "bytes": len(text), "head": text[:TRANSCRIPT_REQUEST_LIMIT]}
+    line = json.dumps(entry, default=str) + "\n"
+    if len(line) > TRANSCRIPT_REQUEST_LIMIT + 2 * TRANSCRIPT_BODY_LIMIT:    # any other field gone wild
+        line = json.dumps({k: entry[k] for k in ("t0", "t1", "method", "status", "outcome", "model", "usage")
+                           if k in entry} | {"truncated": True}, default=str) + "\n"
+    return line
 
 
 def _splice(a: socket.socket, b: socket.socket, stop: threading.Event) -> tuple[int, int]:

@@ -18,9 +18,11 @@ normalized to one shape, the same shape the gateway's meter uses, so the two can
 
 agent_dir/trajectory.jsonl gets one JSON object per step: {"t", "type", ...} with type one of
 system, message (role, text), thinking, tool_call (id, name, input), tool_result (id, output,
-is_error), error, result, truncated. Steps are in stream order; "t" is the arrival time of the
+is_error), error, result, truncated, unreadable (an event the parser could not read: its error and
+line). Steps are in stream order; "t" is the arrival time of the
 event's line (agent_dir/stdout.times, written by the gateway), else the event's own timestamp, else
-the log's last write. The file is capped at LOG_LIMIT bytes (strings in a step at STEP_TEXT_LIMIT
+the log's last write. Of a stdout.log past PARSE_HEAD + PARSE_TAIL bytes only its two ends are parsed
+(a `truncated` step stands for the middle). The file is capped at LOG_LIMIT bytes (strings in a step at STEP_TEXT_LIMIT
 characters), as are stdout.log and stderr.log once parsed (cap_log): each cut leaves a marker.
 
 Failure classes (docs/agents.md "Failure classes"): model_api, auth, rate_limit, quota, network
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +52,8 @@ class AgentReport:
     turns: int | None = None
     failure: str | None = None       # INFRA_FAILURES or AGENT_FAILURES (docs/agents.md)
     retryable: bool = False          # infra classes are, agent classes are not
+    parse_error: str | None = None   # the parser failed on this output (agent.parse_output fell back to plain)
+    claimed_failure: str | None = None   # an infra class the stream claimed that the gateway did not confirm
 
 
 def _plain_parser(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
@@ -118,7 +123,7 @@ def classify(texts, *, timed_out: bool = False, exit_code: int | None = 0, is_er
     failed = is_error or exit_code not in (0, None)
     if not failed:
         return None
-    blob = "\n".join(t for t in texts if t).lower()
+    blob = "\n".join(str(t) for t in texts if t).lower()
     for name, needles in _PATTERNS:
         if any(n in blob for n in needles):
             return name
@@ -232,7 +237,7 @@ def normalize_usage(raw: dict, protocol: str) -> dict:
             value = raw
             for part in key.split("."):
                 value = value.get(part) if isinstance(value, dict) else None
-            if isinstance(value, (int, float)):
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
                 return int(value)
         return 0
     if protocol == "anthropic":
@@ -277,12 +282,59 @@ def price(model: str | None, usage: dict) -> float | None:
 
 
 # -- shared plumbing -----------------------------------------------------------------------------
-def _lines(stdout: Path, agent_dir: Path):
-    """(arrival time or None, whether it was measured, parsed event or None, raw line) per stdout line."""
+# stdout.log is the agent's to write (up to its file-size limit, a gigabyte): the parser reads at most
+# PARSE_HEAD bytes from its start and PARSE_TAIL from its end (whole lines), which hold more than the
+# capped log and trajectory keep, and only counts the lines between, so the host's memory and time stay
+# bounded whatever the agent prints. The CLI's final event (its usage and failure) is in the tail.
+PARSE_HEAD = PARSE_TAIL = 16 << 20
+_COUNT_CHUNK = 8 << 20
+UNREAD = object()        # _lines' event for the middle it skipped (its line says how many bytes)
+
+
+def _split(data: bytes) -> list[bytes]:
+    """Lines as the gateway counts them for stdout.times: one per newline, a last one unterminated."""
+    lines = data.split(b"\n")
+    return lines[:-1] if lines and not lines[-1] else lines
+
+
+def _raw_lines(path: Path):
+    """(index of the line in the file, its bytes) for the lines _lines parses; between the head and the
+    tail of a long file, one (index, None, bytes skipped) marker."""
     try:
-        raw = Path(stdout).read_text(errors="replace").splitlines()
+        fh = open(path, "rb")
     except FileNotFoundError:
-        raw = []
+        return
+    with fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size <= PARSE_HEAD + PARSE_TAIL:
+            for i, line in enumerate(_split(fh.read(PARSE_HEAD + PARSE_TAIL))):
+                yield i, line, 0
+            return
+        head = fh.read(PARSE_HEAD)
+        end = head.rfind(b"\n") + 1          # whole lines only (0: the head is part of one long line)
+        lines = _split(head[:end])
+        for i, line in enumerate(lines):
+            yield i, line, 0
+        tail_at = size - PARSE_TAIL
+        fh.seek(tail_at)
+        tail = fh.read(PARSE_TAIL)
+        first = tail.find(b"\n") + 1        # the tail from a line's start (0: no whole line in it)
+        skipped, count, at = 0, len(lines), end
+        fh.seek(end)
+        while at < tail_at + first:         # count the lines in between, never holding them
+            chunk = fh.read(min(_COUNT_CHUNK, tail_at + first - at))
+            if not chunk:
+                break
+            count, at, skipped = count + chunk.count(b"\n"), at + len(chunk), skipped + len(chunk)
+        yield count, None, skipped
+        if first:
+            for i, line in enumerate(_split(tail[first:])):
+                yield count + i, line, 0
+
+
+def _lines(stdout: Path, agent_dir: Path):
+    """(arrival time or None, whether it was measured, parsed event or None, raw line) per stdout line
+    read (_raw_lines); for the middle of a long log not read, one (time, False, UNREAD, marker)."""
     try:
         times = [float(x) for x in (agent_dir / "stdout.times").read_text().split()]
     except (FileNotFoundError, ValueError):
@@ -291,14 +343,63 @@ def _lines(stdout: Path, agent_dir: Path):
         last_write = Path(stdout).stat().st_mtime
     except FileNotFoundError:
         last_write = None
-    for i, line in enumerate(raw):
+    for i, raw, skipped in _raw_lines(Path(stdout)):
         measured = i < len(times)
         t = times[i] if measured else last_write
+        if raw is None:
+            yield t, measured, UNREAD, f"[gauntlet: {skipped} bytes in the middle of stdout.log not parsed]"
+            continue
+        line = raw.decode("utf-8", errors="replace")
         try:
             event = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):     # nested past the parser's depth: not readable either
             event = None
         yield t, measured, (event if isinstance(event, dict) else None), line
+
+
+def _number(value) -> float | None:
+    """A finite JSON number (a CLI's cost), else None: a string, null or object there is no number."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def _int(value) -> int | None:
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _events(stdout: Path, agent_dir: Path, steps: list):
+    """(t, measured, event) for each JSON object line; any other line becomes an `error` step. The
+    caller's handling of one event runs inside `with _unreadable(steps, ...)`: an event it cannot read
+    is recorded as such and the stream goes on (the parsers never raise on a JSON value)."""
+    for arrival, measured, ev, line in _lines(stdout, agent_dir):
+        if ev is UNREAD:
+            steps.append({"t": arrival, "type": "truncated", "text": line})
+            continue
+        if ev is None:
+            if line.strip():
+                steps.append({"t": arrival, "type": "error", "text": line[:2000]})
+            continue
+        yield arrival, measured, ev, line
+
+
+class _unreadable:
+    """Context manager: an exception while reading one event becomes an `unreadable` step."""
+
+    def __init__(self, steps: list, arrival, line: str):
+        self.steps, self.arrival, self.line = steps, arrival, line
+
+    def __enter__(self):
+        self.mark = len(self.steps)
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if kind is None or not issubclass(kind, Exception):
+            return False
+        del self.steps[self.mark:]     # half an event's steps: dropped, the event recorded whole instead
+        self.steps.append({"t": self.arrival, "type": "unreadable",
+                           "error": f"{kind.__name__}: {str(exc)[:200]}", "text": self.line[:2000]})
+        return True
 
 
 def _stamp(value, arrival, measured: bool):
@@ -307,13 +408,14 @@ def _stamp(value, arrival, measured: bool):
     began), else the event's own timestamp (ISO or epoch seconds), else the log's last write."""
     if measured:
         return arrival
-    if isinstance(value, (int, float)):
-        return float(value) / (1000.0 if value > 1e11 else 1.0)
-    if isinstance(value, str):
-        try:
+    try:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            t = float(value) / (1000.0 if value > 1e11 else 1.0)
+            return t if math.isfinite(t) else arrival
+        if isinstance(value, str):
             return _dt.datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-        except ValueError:
-            pass
+    except (ValueError, OverflowError, OSError):
+        pass
     return arrival
 
 
@@ -335,7 +437,7 @@ def _clip(value):
 def _write_trajectory(agent_dir: Path, steps: list[dict], limit: int = LOG_LIMIT) -> None:
     """At most `limit` bytes: all steps when they fit; else the first steps that fit, one `truncated`
     step, and the last step (the result) when it is not itself huge."""
-    lines = [(json.dumps(_clip(step), default=str) + "\n").encode() for step in steps]
+    lines = [_step_line(step) for step in steps]
     with open(agent_dir / "trajectory.jsonl", "wb") as fh:
         if sum(map(len, lines)) <= limit:
             fh.writelines(lines)
@@ -352,23 +454,33 @@ def _write_trajectory(agent_dir: Path, steps: list[dict], limit: int = LOG_LIMIT
         fh.write(last)
 
 
+def _step_line(step: dict) -> bytes:
+    try:
+        return (json.dumps(_clip(step), default=str) + "\n").encode("utf-8", "backslashreplace")
+    except (ValueError, TypeError, RecursionError) as exc:    # nested past json's depth
+        return (json.dumps({"t": step.get("t") if isinstance(step.get("t"), (int, float)) else None,
+                            "type": "unreadable", "error": f"{type(exc).__name__}: step not writable"}) + "\n").encode()
+
+
 def cap_log(path: Path, limit: int = LOG_LIMIT) -> bool:
     """Cut the middle out of a log longer than `limit` bytes (whole lines; the head and the tail are
-    what one reads), leaving a marker line. Run after parsing: the parser reads the whole stream."""
+    what one reads), leaving a marker line; only the head and the tail are read."""
     path = Path(path)
     try:
-        size = path.stat().st_size
+        fh = open(path, "rb")
     except FileNotFoundError:
         return False
-    if size <= limit:
-        return False
-    data = path.read_bytes()
-    head = data[:limit // 2]
+    with fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size <= limit:
+            return False
+        head = fh.read(limit // 2)
+        fh.seek(size - limit // 2)
+        tail = fh.read(limit // 2)
     head = head[:head.rfind(b"\n") + 1] or head
-    tail = data[-(limit // 2):]
     cut = tail.find(b"\n", 0, len(tail) - 1)     # from a line start, unless the last line is the whole tail
     tail = tail[cut + 1:] if cut >= 0 else tail
-    marker = f"[gauntlet: {len(data) - len(head) - len(tail)} bytes cut from the middle of this log]\n".encode()
+    marker = f"[gauntlet: {size - len(head) - len(tail)} bytes cut from the middle of this log]\n".encode()
     path.write_bytes(head + marker + tail)
     return True
 
@@ -379,7 +491,10 @@ def _text_of(content) -> str:
     if isinstance(content, list):
         return "\n".join(_text_of(c.get("text", c.get("content", ""))) if isinstance(c, dict) else str(c)
                          for c in content)
-    return "" if content is None else json.dumps(content)
+    try:
+        return "" if content is None else json.dumps(content)
+    except (ValueError, RecursionError):
+        return str(type(content).__name__)
 
 
 def gateway_usage(agent_dir: Path) -> tuple[dict, str | None]:
@@ -406,61 +521,60 @@ def _gateway_models(agent_dir: Path) -> list[str]:
 # -- Claude Code ---------------------------------------------------------------------------------
 def parse_claude(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
     steps, result = [], None
-    for arrival, measured, ev, line in _lines(stdout, agent_dir):
-        if ev is None:
-            if line.strip():
-                steps.append({"t": arrival, "type": "error", "text": line[:2000]})
-            continue
-        t = _stamp(ev.get("timestamp"), arrival, measured)
-        kind = ev.get("type")
-        if kind == "system" and ev.get("subtype") == "init":
-            steps.append({"t": t, "type": "system", "subtype": "init", "model": ev.get("model"),
-                          "cwd": ev.get("cwd"), "session_id": ev.get("session_id"), "tools": ev.get("tools")})
-        elif kind == "system":    # api_retry (attempt, max_retries, retry_delay_ms, error_status, error), ...
-            steps.append({"t": t, "type": "system", **{k: v for k, v in ev.items() if k not in ("type", "uuid")}})
-        elif kind in ("assistant", "user"):
-            message = ev.get("message") or {}
-            content = message.get("content")
-            if isinstance(content, str):
-                content = [{"type": "text", "text": content}]
-            for block in content or []:
-                btype = block.get("type")
-                if btype == "text":
-                    steps.append({"t": t, "type": "message", "role": message.get("role", kind),
-                                  "text": block.get("text", "")})
-                elif btype in ("thinking", "redacted_thinking"):
-                    steps.append({"t": t, "type": "thinking", "text": block.get("thinking", "")})
-                elif btype == "tool_use":
-                    steps.append({"t": t, "type": "tool_call", "id": block.get("id"), "name": block.get("name"),
-                                  "input": block.get("input")})
-                elif btype == "tool_result":
-                    steps.append({"t": t, "type": "tool_result", "id": block.get("tool_use_id"),
-                                  "output": _text_of(block.get("content")), "is_error": bool(block.get("is_error"))})
-        elif kind == "result":
-            result = ev
-            steps.append({"t": t, "type": "result", "subtype": ev.get("subtype"), "is_error": ev.get("is_error"),
-                          "text": ev.get("result"), "num_turns": ev.get("num_turns"),
-                          "terminal_reason": ev.get("terminal_reason")})
+    for arrival, measured, ev, line in _events(stdout, agent_dir, steps):
+        with _unreadable(steps, arrival, line):
+            t = _stamp(ev.get("timestamp"), arrival, measured)
+            kind = ev.get("type")
+            if kind == "system" and ev.get("subtype") == "init":
+                steps.append({"t": t, "type": "system", "subtype": "init", "model": ev.get("model"),
+                              "cwd": ev.get("cwd"), "session_id": ev.get("session_id"), "tools": ev.get("tools")})
+            elif kind == "system":    # api_retry (attempt, max_retries, retry_delay_ms, error_status, error), ...
+                steps.append({"t": t, "type": "system", **{k: v for k, v in ev.items() if k not in ("type", "uuid")}})
+            elif kind in ("assistant", "user"):
+                message = ev.get("message") or {}
+                content = message.get("content")
+                if isinstance(content, str):
+                    content = [{"type": "text", "text": content}]
+                for block in content or []:
+                    btype = block.get("type")
+                    if btype == "text":
+                        steps.append({"t": t, "type": "message", "role": message.get("role", kind),
+                                      "text": block.get("text", "")})
+                    elif btype in ("thinking", "redacted_thinking"):
+                        steps.append({"t": t, "type": "thinking", "text": block.get("thinking", "")})
+                    elif btype == "tool_use":
+                        steps.append({"t": t, "type": "tool_call", "id": block.get("id"), "name": block.get("name"),
+                                      "input": block.get("input")})
+                    elif btype == "tool_result":
+                        steps.append({"t": t, "type": "tool_result", "id": block.get("tool_use_id"),
+                                      "output": _text_of(block.get("content")), "is_error": bool(block.get("is_error"))})
+            elif kind == "result":
+                result = ev
+                steps.append({"t": t, "type": "result", "subtype": ev.get("subtype"), "is_error": ev.get("is_error"),
+                              "text": ev.get("result"), "num_turns": ev.get("num_turns"),
+                              "terminal_reason": ev.get("terminal_reason")})
     _write_trajectory(agent_dir, steps)
 
     usage = cost = turns = None
     if result is not None:
         if isinstance(result.get("usage"), dict):
             usage = normalize_usage(result["usage"], "anthropic")
-            turns = result.get("num_turns")
+            turns = _int(result.get("num_turns"))
             if turns is not None:
                 usage["turns"] = turns
         models = result.get("modelUsage") or {}
+        models = models if isinstance(models, dict) else {}
         known = [m for m in models.values() if isinstance(m, dict) and m.get("costBasis") != "unknown"]
-        if result.get("total_cost_usd") is not None and (known or not models):
-            cost = float(result["total_cost_usd"])   # unknown model ids get a made-up price: dropped
+        if known or not models:
+            cost = _number(result.get("total_cost_usd"))   # unknown model ids get a made-up price: dropped
     errors = []
     is_error = False
     if result is not None:
-        is_error = bool(result.get("is_error"))
+        is_error = result.get("is_error") is True
         if is_error:
             errors += [str(result.get("result") or ""), str(result.get("api_error_type") or "")]
-            errors += [str(e) for e in result.get("errors") or []]
+            listed = result.get("errors")
+            errors += [str(e) for e in (listed if isinstance(listed, list) else [listed] if listed else [])]
         if result.get("subtype") == "error_max_turns" and not timed_out:
             return report_for("max_turns", usage, cost, turns)
         if result.get("terminal_reason") == "prompt_too_long" and not timed_out:
@@ -476,49 +590,46 @@ def parse_claude(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int 
 def parse_codex(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
     steps, last_usage, failed, errors, turns = [], None, False, [], 0
     started: set = set()
-    for arrival, measured, ev, line in _lines(stdout, agent_dir):
-        if ev is None:
-            if line.strip():
-                steps.append({"t": arrival, "type": "error", "text": line[:2000]})
-            continue
-        t = _stamp(ev.get("timestamp"), arrival, measured)
-        kind = ev.get("type")
-        if kind == "thread.started":
-            steps.append({"t": t, "type": "system", "subtype": "thread.started", "session_id": ev.get("thread_id")})
-        elif kind == "turn.completed":
-            turns += 1
-            last_usage = ev.get("usage") or last_usage
-        elif kind == "turn.failed":
-            failed = True
-            message = (ev.get("error") or {}).get("message", "")
-            errors.append(message)
-            steps.append({"t": t, "type": "error", "text": message})
-        elif kind == "error":
-            errors.append(str(ev.get("message", "")))
-            steps.append({"t": t, "type": "error", "text": ev.get("message")})
-        elif kind in ("item.started", "item.updated", "item.completed"):
-            item = ev.get("item") or {}
-            itype, iid = item.get("type"), item.get("id")
-            if itype == "command_execution":
-                if iid not in started:
-                    started.add(iid)
-                    steps.append({"t": t, "type": "tool_call", "id": iid, "name": "shell",
-                                  "input": {"command": item.get("command")}})
-                if kind == "item.completed":
-                    steps.append({"t": t, "type": "tool_result", "id": iid, "output": item.get("aggregated_output", ""),
-                                  "exit_code": item.get("exit_code"),
-                                  "is_error": item.get("status") == "failed" or item.get("exit_code") not in (0, None)})
-            elif itype in ("file_change", "mcp_tool_call", "web_search") and kind == "item.completed":
-                steps.append({"t": t, "type": "tool_call", "id": iid, "name": itype,
-                              "input": {k: v for k, v in item.items() if k not in ("id", "type")}})
-                steps.append({"t": t, "type": "tool_result", "id": iid, "output": item.get("status", ""),
-                              "is_error": item.get("status") == "failed"})
-            elif itype == "agent_message" and kind == "item.completed":
-                steps.append({"t": t, "type": "message", "role": "assistant", "text": item.get("text", "")})
-            elif itype == "reasoning" and kind == "item.completed":
-                steps.append({"t": t, "type": "thinking", "text": item.get("text", "")})
-            elif itype == "error" and kind == "item.completed":
-                steps.append({"t": t, "type": "error", "text": item.get("message")})
+    for arrival, measured, ev, line in _events(stdout, agent_dir, steps):
+        with _unreadable(steps, arrival, line):
+            t = _stamp(ev.get("timestamp"), arrival, measured)
+            kind = ev.get("type")
+            if kind == "thread.started":
+                steps.append({"t": t, "type": "system", "subtype": "thread.started", "session_id": ev.get("thread_id")})
+            elif kind == "turn.completed":
+                turns += 1
+                last_usage = ev.get("usage") if isinstance(ev.get("usage"), dict) else last_usage
+            elif kind == "turn.failed":
+                failed = True
+                message = (ev.get("error") or {}).get("message", "")
+                errors.append(message)
+                steps.append({"t": t, "type": "error", "text": message})
+            elif kind == "error":
+                errors.append(str(ev.get("message", "")))
+                steps.append({"t": t, "type": "error", "text": ev.get("message")})
+            elif kind in ("item.started", "item.updated", "item.completed"):
+                item = ev.get("item") or {}
+                itype, iid = item.get("type"), item.get("id")
+                if itype == "command_execution":
+                    if iid not in started:
+                        started.add(iid)
+                        steps.append({"t": t, "type": "tool_call", "id": iid, "name": "shell",
+                                      "input": {"command": item.get("command")}})
+                    if kind == "item.completed":
+                        steps.append({"t": t, "type": "tool_result", "id": iid, "output": item.get("aggregated_output", ""),
+                                      "exit_code": item.get("exit_code"),
+                                      "is_error": item.get("status") == "failed" or item.get("exit_code") not in (0, None)})
+                elif itype in ("file_change", "mcp_tool_call", "web_search") and kind == "item.completed":
+                    steps.append({"t": t, "type": "tool_call", "id": iid, "name": itype,
+                                  "input": {k: v for k, v in item.items() if k not in ("id", "type")}})
+                    steps.append({"t": t, "type": "tool_result", "id": iid, "output": item.get("status", ""),
+                                  "is_error": item.get("status") == "failed"})
+                elif itype == "agent_message" and kind == "item.completed":
+                    steps.append({"t": t, "type": "message", "role": "assistant", "text": item.get("text", "")})
+                elif itype == "reasoning" and kind == "item.completed":
+                    steps.append({"t": t, "type": "thinking", "text": item.get("text", "")})
+                elif itype == "error" and kind == "item.completed":
+                    steps.append({"t": t, "type": "error", "text": item.get("message")})
     usage = cost = None
     if last_usage is not None:
         usage = normalize_usage(last_usage, "codex")   # one exec = one turn: the last turn.completed
@@ -552,44 +663,41 @@ def _cursor_tool(tool_call: dict) -> tuple[str, dict, dict | None]:
 
 def parse_cursor(stdout: Path, agent_dir: Path, timed_out: bool, exit_code: int | None) -> AgentReport:
     steps, result = [], None
-    for arrival, measured, ev, line in _lines(stdout, agent_dir):
-        if ev is None:
-            if line.strip():
-                steps.append({"t": arrival, "type": "error", "text": line[:2000]})
-            continue
-        t = _stamp(ev.get("timestamp_ms") or ev.get("timestamp"), arrival, measured)
-        kind = ev.get("type")
-        if kind == "system":
-            steps.append({"t": t, "type": "system", "subtype": ev.get("subtype"), "model": ev.get("model"),
-                          "cwd": ev.get("cwd"), "session_id": ev.get("session_id")})
-        elif kind in ("user", "assistant"):
-            message = ev.get("message") or {}
-            text = _text_of(message.get("content"))
-            if text:
-                steps.append({"t": t, "type": "message", "role": message.get("role", kind), "text": text})
-        elif kind == "thinking":
-            if ev.get("text"):
-                steps.append({"t": t, "type": "thinking", "text": ev.get("text")})
-        elif kind == "tool_call":
-            name, args, res = _cursor_tool(ev.get("tool_call") or {})
-            if ev.get("subtype") == "started":
-                steps.append({"t": t, "type": "tool_call", "id": ev.get("call_id"), "name": name, "input": args})
-            elif ev.get("subtype") == "completed":
-                res = res or {}
-                is_error = "error" in res or "failure" in res or "rejected" in res
-                steps.append({"t": t, "type": "tool_result", "id": ev.get("call_id"), "name": name,
-                              "output": res, "is_error": is_error})
-        elif kind == "result":
-            result = ev
-            steps.append({"t": t, "type": "result", "subtype": ev.get("subtype"), "is_error": ev.get("is_error"),
-                          "text": ev.get("result"), "duration_ms": ev.get("duration_ms")})
+    for arrival, measured, ev, line in _events(stdout, agent_dir, steps):
+        with _unreadable(steps, arrival, line):
+            t = _stamp(ev.get("timestamp_ms") or ev.get("timestamp"), arrival, measured)
+            kind = ev.get("type")
+            if kind == "system":
+                steps.append({"t": t, "type": "system", "subtype": ev.get("subtype"), "model": ev.get("model"),
+                              "cwd": ev.get("cwd"), "session_id": ev.get("session_id")})
+            elif kind in ("user", "assistant"):
+                message = ev.get("message") or {}
+                text = _text_of(message.get("content"))
+                if text:
+                    steps.append({"t": t, "type": "message", "role": message.get("role", kind), "text": text})
+            elif kind == "thinking":
+                if ev.get("text"):
+                    steps.append({"t": t, "type": "thinking", "text": ev.get("text")})
+            elif kind == "tool_call":
+                name, args, res = _cursor_tool(ev.get("tool_call") or {})
+                if ev.get("subtype") == "started":
+                    steps.append({"t": t, "type": "tool_call", "id": ev.get("call_id"), "name": name, "input": args})
+                elif ev.get("subtype") == "completed":
+                    res = res or {}
+                    is_error = "error" in res or "failure" in res or "rejected" in res
+                    steps.append({"t": t, "type": "tool_result", "id": ev.get("call_id"), "name": name,
+                                  "output": res, "is_error": is_error})
+            elif kind == "result":
+                result = ev
+                steps.append({"t": t, "type": "result", "subtype": ev.get("subtype"), "is_error": ev.get("is_error"),
+                              "text": ev.get("result"), "duration_ms": ev.get("duration_ms")})
     _write_trajectory(agent_dir, steps)
     usage = cost = None
     if result is not None and isinstance(result.get("usage"), dict):
         usage = normalize_usage(result["usage"], "cursor")
-    if result is not None and result.get("total_cost_usd") is not None:
-        cost = float(result["total_cost_usd"])
-    is_error = bool(result.get("is_error")) if result else False
+    if result is not None:
+        cost = _number(result.get("total_cost_usd"))
+    is_error = result.get("is_error") is True if result else False
     errors = [str(result.get("result") or "")] if is_error else []
     failure = classify(errors, timed_out=timed_out, exit_code=exit_code,
                        is_error=is_error or (result is None and not timed_out))

@@ -17,7 +17,7 @@ from runner.results.result import write_json
 from runner.tasks.task import TaskError, load_configs, load_task
 from runner.evaluator import timing
 from runner.results.result import MAX_SPEEDUP
-from runner.evaluator.isolation import CPU_THREADS, HIDE_ENV
+from runner.evaluator.isolation import CPU_THREADS, HIDE_ENV, protect_from_oom
 from runner.evaluator.judge.evaluation import evaluate
 from runner.evaluator.protocol import stack_dump_on_signal
 
@@ -62,6 +62,7 @@ def main(argv=None) -> int:
                         help="read a nonce from stdin before any candidate code runs and echo it in the "
                              "JSON: the host accepts only a file carrying it")
     args = parser.parse_args(argv)
+    protect_from_oom()      # the judge is never the OOM killer's first choice (isolation.py)
     try:
         task = load_task(args.task_dir, args.tasks_root, workspace_view=args.workspace)
     except TaskError as exc:

@@ -68,6 +68,9 @@ MARKERS = (GATE, END, BATCH, CALL)
 # what protocol.ALLOWED_ATEN lets a Triton candidate do; any other `at::` kernel computes.
 TORCH_PREFIXES = ("_ZN2at", "_ZN3c10")
 TORCH_GLUE = ("FillFunctor", "copy_kernel", "arange", "fill_kernel")
+# Of those, the copies move data (a layout change, a dtype cast): the whole work of a transpose, a
+# permute or a cast, so excused by amount, not by name (COPIES_OWN_REL, _torch_fallback)
+TORCH_COPIES = ("copy_kernel",)
 # The kernels of the libraries PyTorch computes with, by the names their vendors give them (an
 # identifier of the kernel's name, mangled or not): torch.matmul's cuBLAS/cuBLASLt GEMMs and GEMVs,
 # convolutions' cuDNN, attention's bundled FlashAttention and memory-efficient kernels, PyTorch's
@@ -128,6 +131,12 @@ HOST_ABS_BYTES = 64 << 10
 # duration moves by more than its share (a launch's placement, the clock's boost). More than twice
 # the baseline's glue is work the shipped code does not do.
 GLUE_REL, GLUE_ABS_MS = 2.0, 0.005
+# PyTorch's copies inside a call, beyond the shipped code's own (X->X: GLUE_REL x them), may take
+# at most this times the candidate's own kernels' device time + GLUE_ABS_MS, in most calls: a call
+# whose work is PyTorch's copy (x.t().contiguous() beside a token kernel: red team, session 23)
+# would have to run kernels of its own for half the copy's time to pass, and so be slower than the
+# reference it copies
+COPIES_OWN_REL = 2.0
 WAIT_S = 5.0                                   # for a batch's closing marker, once per runner
 # Records held at once (a batch's are taken as it ends; correctness calls' wait for the runner's
 # end): honest runners hold thousands. Past this the pipe is a flood of added records.
@@ -165,29 +174,34 @@ def _cupti_dirs() -> list[tuple[Path, Path]]:
     return [(i, l) for i, l in pairs if (i / "cupti.h").is_file() and any(l.glob("libcupti.so*"))]
 
 
-def compile_library(source: Path, out: Path, compiler: str, include: Path, lib: Path) -> None:
-    """One injection library from `source` against CUPTI's headers and library (build; a bench's
-    variants of the source: bench/trace_call_cost.py)."""
+def compile_library(source: Path, out: Path, compiler: str, include: Path, lib: Path, executable: bool = False) -> None:
+    """One injection library (or, `executable`, a program: judge/dram.py's sampler) from `source`
+    against CUPTI's headers and library (build; a bench's variants of the source:
+    bench/trace_call_cost.py)."""
     libname = sorted(lib.glob("libcupti.so*"), key=lambda p: len(p.name))[0]
-    argv = [compiler, "-shared", "-fPIC", "-pthread", "-O2", "-I", str(include), str(source), "-o", str(out),
+    shape = ["-ldl"] if executable else ["-shared", "-fPIC", "-pthread"]
+    argv = [compiler, *shape, "-O2", "-I", str(include), str(source), "-o", str(out),
             str(libname), f"-Wl,-rpath,{lib}"]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     if proc.returncode != 0:
-        raise Unavailable(f"trace library did not build: {(proc.stderr or proc.stdout)[-300:]}")
+        raise Unavailable(f"{out.name} did not build: {(proc.stderr or proc.stdout)[-300:]}")
 
 
-def build(cache: Path) -> Path:
-    """The injection library, compiled once per source and CUPTI into `cache` (judge-owned, not
-    writable by a runner)."""
+def build(cache: Path, source: Path = SOURCE, name: str = "libgauntlet_devtrace.so", executable: bool = False) -> Path:
+    """The injection library (or, `executable`, the C++ program judge/dram.py runs), compiled once
+    per source and CUPTI into `cache` (judge-owned, not writable by a runner)."""
     dirs = _cupti_dirs()
     if not dirs:
         raise Unavailable("no CUPTI headers and library found (CUDA_HOME, nvcc's toolkit, pip's nvidia-*)")
-    compiler = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+    if executable:
+        compiler = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
+    else:
+        compiler = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
     if compiler is None:
-        raise Unavailable("no C compiler to build the trace library")
+        raise Unavailable(f"no {'C++' if executable else 'C'} compiler to build {name}")
     include, lib = dirs[0]
-    key = hashlib.sha256(SOURCE.read_bytes() + str(include).encode() + str(lib).encode()).hexdigest()[:16]
-    out = cache / key / "libgauntlet_devtrace.so"
+    key = hashlib.sha256(source.read_bytes() + str(include).encode() + str(lib).encode()).hexdigest()[:16]
+    out = cache / key / name
     if out.is_file():
         return out
     try:         # on by default: a host that cannot build it gets a note, never a failed evaluation
@@ -195,12 +209,12 @@ def build(cache: Path) -> Path:
         # A temporary name of this process's own: evaluations side by side (--jobs) build at once,
         # and one's rename took the file another was about to rename (session 10's H200 run).
         tmp = Path(f"{out}.{os.getpid()}.{threading.get_ident()}.tmp")
-        compile_library(SOURCE, tmp, compiler, include, lib)
-        os.replace(tmp, out)      # atomic: a process that finds `out` finds a whole library
+        compile_library(source, tmp, compiler, include, lib, executable)
+        os.replace(tmp, out)      # atomic: a process that finds `out` finds a whole build
         for path in (out, out.parent):
             path.chmod(0o755)
     except (OSError, IndexError, subprocess.SubprocessError) as exc:
-        raise Unavailable(f"trace library did not build: {exc}") from None
+        raise Unavailable(f"{name} did not build: {exc}") from None
     return out
 
 
@@ -430,7 +444,7 @@ def is_torch(name: str, foreign: Foreign = Foreign()) -> bool:
 # (at_cuda_detail::cub, CUTLASS on at::cuda: LIBRARY_WORDS, is_library).
 HEADER_LIBRARIES = ("cub", "thrust", "cutlass", "cute", "cooperative_groups", "cuda", "hipcub", "rocprim")
 # nvcc's anonymous namespace: _GLOBAL__N__<hash>_<length>_<file, '.' as '_'>_<a hash or a name>
-_ANONYMOUS = re.compile(r"_GLOBAL__N__[0-9a-f]+_(\d+)_")
+_ANONYMOUS = re.compile(r"_GLOBAL__N__[0-9a-f]+_(\d{1,6})_")     # a name is under 64 KiB
 
 
 def anonymous_unit(word: str) -> str | None:
@@ -462,6 +476,8 @@ def _source_name(name: str, i: int) -> tuple[str, int]:
     j = i
     while j < len(name) and name[j].isdigit():
         j += 1
+    if j - i > 6:         # a record's name is under 64 KiB: longer is no length (int() refuses 4,300 digits)
+        return "", len(name)
     end = j + int(name[i:j])
     return name[j:end], end
 
@@ -489,9 +505,33 @@ def declared_by(name: str, declared) -> bool:
     return True
 
 
+def is_glue(name: str) -> bool:
+    """PyTorch's own allocation fills and copies, which any code runs (by PyTorch's name: a kernel
+    of the candidate's called `_copy_kernel` is its own)."""
+    return name.startswith(TORCH_PREFIXES) and any(g in name for g in TORCH_GLUE)
+
+
+def is_copy(name: str) -> bool:
+    return is_glue(name) and any(c in name for c in TORCH_COPIES)
+
+
 def is_glue_or_marker(name: str) -> bool:
     """Allocation's fills and copies, which any code runs, and the harness's own markers."""
-    return name in MARKERS or any(g in name for g in TORCH_GLUE)
+    return name in MARKERS or is_glue(name)
+
+
+def own_kernels(call: list[Op], foreign: "Foreign") -> list[Op]:
+    """The candidate's own kernels in a call: not PyTorch's (its glue included), not a marker."""
+    return [op for op in call if op.kind == "kernel" and not is_torch(op.name, foreign)
+            and not is_glue_or_marker(op.name)]
+
+
+def _kernel_ms(ops: list[Op]) -> float:
+    return sum(op.end - op.start for op in ops) / 1e6
+
+
+def _copies(call: list[Op]) -> list[Op]:
+    return [op for op in call if op.kind == "kernel" and is_copy(op.name)]
 
 
 @functools.lru_cache(maxsize=8192)      # read per kernel of every call, by several rules: names repeat
@@ -712,8 +752,7 @@ def findings(candidate: list[tuple[Batch, list[float]]], baseline: list[Batch], 
     if not whole:
         return list(dict.fromkeys(found))
     found += _torch_fallback([call for b, _ in whole for call in b.inside], "timed calls", glue or Glue(), foreign)
-    own = [op for b, _ in whole for call in b.inside for op in call
-           if op.kind == "kernel" and not is_torch(op.name, foreign) and op.name not in MARKERS]
+    own = [op for b, _ in whole for call in b.inside for op in own_kernels(call, foreign)]
     if own_kernel_required and not own:
         found.append("no_kernel_launch: the device trace saw no kernel of the candidate's own in any timed call")
     clean = [b for b in baseline if not b.problems]
@@ -799,13 +838,15 @@ class Glue:
     one call, and the most PyTorch device time of one call. Empty: nothing is allowed."""
     counts: Counter = field(default_factory=Counter)
     ms: float = 0.0
+    copies_ms: float = 0.0      # the most device time PyTorch's copies took in one call
 
     @classmethod
     def of(cls, calls: list[list[Op]], foreign: Foreign = Foreign()) -> "Glue":
         counts = Counter()
         for call in calls:
             counts |= Counter(op.name for op in _torch_kernels(call, foreign))      # | keeps the larger count
-        return cls(counts, max((_torch_ms(call, foreign) for call in calls), default=0.0))
+        return cls(counts, max((_torch_ms(call, foreign) for call in calls), default=0.0),
+                   max((_kernel_ms(_copies(call)) for call in calls), default=0.0))
 
 
 def _torch_fallback(calls: list[list[Op]], where: str, glue: Glue, foreign: Foreign = Foreign()) -> list[str]:
@@ -833,6 +874,14 @@ def _torch_fallback(calls: list[list[Op]], where: str, glue: Glue, foreign: Fore
         found.append(f"torch_fallback: in {len(over)} of {len(calls)} {where} PyTorch's own kernels ran up to "
                      f"{max(_torch_ms(call, foreign) for call in over) * 1000:.1f} us, past {GLUE_REL:g}x the task's shipped code's "
                      f"{glue.ms * 1000:.1f} us per call + {GLUE_ABS_MS * 1000:g} us ({names})")
+    copying = [(_kernel_ms(_copies(call)), _kernel_ms(own_kernels(call, foreign))) for call in calls]
+    past = [(c, o) for c, o in copying if c > GLUE_REL * glue.copies_ms + GLUE_ABS_MS + COPIES_OWN_REL * o]
+    if past and len(past) > len(copying) // 2:
+        copy_ms, own_ms = max(past)
+        shipped = f" beyond the task's shipped code's own {glue.copies_ms * 1000:.1f} us" if glue.copies_ms else ""
+        found.append(f"torch_fallback: in {len(past)} of {len(copying)} {where} PyTorch's copies ran up to "
+                     f"{copy_ms * 1000:.1f} us{shipped} against {own_ms * 1000:.1f} us of the candidate's own kernels "
+                     f"(at most {COPIES_OWN_REL:g}x them + {GLUE_ABS_MS * 1000:g} us): the copy did the work")
     return found
 
 

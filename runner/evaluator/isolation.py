@@ -23,6 +23,7 @@ hidden paths readable and the judge's output folder not writable; a mode that fa
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -31,6 +32,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from runner.sandbox.base import parse_size
 from runner.sandbox.confine import SYSTEM_DIRS, system_links_sys_and_gpus
 from runner.evaluator.build import COMPILER_ENV
 from runner.resources import IMPORT_ROOT
@@ -40,6 +42,18 @@ BASELINE_UID = 65533                # the baseline's runner in setpriv mode: the
 UNISOLATED_ENV = "GAUNTLET_ALLOW_UNISOLATED"
 HIDE_ENV = "GAUNTLET_EVAL_HIDE"       # more paths no runner may see (os.pathsep-separated): the run dir
 MODES = ("bwrap", "unshare", "setpriv")
+# What a candidate's runner may take of the host. Its exhaustion must be its own failure, never the
+# judge's nor the baseline's: an OOM kill of the judge, or a full disk under the verdict, is an
+# infra_error, an attempt that is not scored and that --resume redoes (a failing candidate's way out
+# of its failure). Every file it writes is capped (RLIMIT_FSIZE), the bwrap sandbox's /tmp and
+# /dev/shm are tmpfs of a fixed size (/dev itself read-only), the kernel's OOM killer takes it first (oom_score_adj 1000; a
+# kernel may let it lower that to 0, never below: the judge and the baseline's runners are at -500
+# where the judge holds CAP_SYS_RESOURCE), and where cgroups are writable its processes share a memory cap (tmpfs
+# and memfd pages included, which no RSS shows) and a pid cap (judge/runners.py `runner_group`).
+RUNNER_FILE_MAX_ENV, RUNNER_FILE_MAX = "GAUNTLET_RUNNER_FILE_MAX", "2g"
+RUNNER_TMPFS = 1 << 30
+CANDIDATE_OOM_SCORE_ADJ = 1000
+TRUSTED_OOM_SCORE_ADJ = -500       # the judge's and the baseline's runners, where the judge may (CAP_SYS_RESOURCE)
 # PyTorch's threads per process on device cpu (unless OMP_NUM_THREADS says otherwise), the judge's
 # and each runner's: three processes share the cores there, and the idle threads of each one's pool
 # spin between ops (1 thread: 15 % less CPU for the harness's own ops, issue 31). Times are not
@@ -92,7 +106,11 @@ class Isolation:
         return BASELINE_UID if role == "baseline" and self.mode == "setpriv" else RUNNER_UID
 
     def wrap(self, argv: list[str], workdir: Path, role: str = "candidate") -> list[str]:
-        """argv run inside the sandbox, with `workdir` its only writable folder."""
+        """argv run inside the sandbox, with `workdir` its only writable folder, under the runner's
+        limits (limits_prefix)."""
+        return [*limits_prefix(role), *self._sandboxed(argv, workdir, role)]
+
+    def _sandboxed(self, argv: list[str], workdir: Path, role: str) -> list[str]:
         if self.mode == "bwrap":
             return [*self._bwrap(workdir), "--", *argv]
         if self.mode == "unshare":
@@ -116,10 +134,14 @@ class Isolation:
         args = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL",
                 "--uid", str(RUNNER_UID), "--gid", str(RUNNER_UID)]
         # the private /tmp first: binds made after it may live under /tmp (a checkout or venv there)
-        args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        args += ["--dev", "/dev", "--proc", "/proc", "--size", str(RUNNER_TMPFS), "--tmpfs", "/tmp",
+                 "--size", str(RUNNER_TMPFS), "--tmpfs", "/dev/shm"]
         for path in self._readable():
             args += ["--ro-bind", str(path), str(path)]
         args += system_links_sys_and_gpus()
+        # /dev itself is a tmpfs of bwrap's, of no fixed size and the runner's to write: read-only once
+        # the GPU nodes are bound in (they stay usable; /dev/shm is a mount of its own)
+        args += ["--remount-ro", "/dev"]
         args += ["--bind", str(workdir), str(workdir), "--chdir", str(workdir)]
         return args
 
@@ -183,6 +205,43 @@ class Isolation:
             return f"probe exited {proc.returncode}: {(proc.stderr or proc.stdout).strip()[-300:]}"
         reached = proc.stdout.strip()
         return f"reachable from the runner sandbox: {reached.replace(chr(10), ', ')[:300]}" if reached else None
+
+
+def limits_prefix(role: str) -> list[str]:
+    """argv that sets a runner's limits and execs the rest (the process stays the one the judge
+    started): every file capped, no core dumps; a candidate's taken first by the OOM killer."""
+    prefix = []
+    if shutil.which("prlimit"):
+        size = parse_size(os.environ.get(RUNNER_FILE_MAX_ENV, RUNNER_FILE_MAX))
+        hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+        if hard != resource.RLIM_INFINITY:       # never above the judge's own (a container's ulimit):
+            size = min(size, hard)               # raising a hard limit is refused
+        prefix += ["prlimit", f"--fsize={size}:{size}", "--core=0:0", "--"]
+    if shutil.which("choom") and (role == "candidate" or _may_lower_oom_score()):
+        prefix += ["choom", "-n", str(CANDIDATE_OOM_SCORE_ADJ if role == "candidate" else TRUSTED_OOM_SCORE_ADJ), "--"]
+    return prefix
+
+
+def _may_lower_oom_score() -> bool:
+    """CAP_SYS_RESOURCE in this process's effective set (a root without it may not go below 0)."""
+    try:
+        with open("/proc/self/status") as fh:
+            caps = next(line for line in fh if line.startswith("CapEff:")).split()[1]
+        return bool(int(caps, 16) >> 24 & 1)
+    except (OSError, StopIteration, ValueError, IndexError):
+        return False
+
+
+def protect_from_oom() -> None:
+    """The judge's own process last in the OOM killer's order where it may say so (CAP_SYS_RESOURCE):
+    a candidate may lower its runner's 1000 back to 0 on some kernels, and memory no process's RSS
+    shows (a memfd written, never mapped) would then make the judge, the largest, the one killed."""
+    if _may_lower_oom_score():
+        try:
+            with open("/proc/self/oom_score_adj", "w") as fh:
+                fh.write(str(TRUSTED_OOM_SCORE_ADJ))
+        except OSError:
+            pass
 
 
 def prepare_workdir(workdir: Path, mode: str, uid: int = RUNNER_UID) -> None:

@@ -283,7 +283,7 @@ class Runner:
             outs = _as_tuple(out)
             if len(outs) != len(msg["out"][k]):
                 return {"ok": False, "error": f"returned {len(outs)} outputs, expected {len(msg['out'][k])}"}
-            problem = self._output_problem(outs, args)
+            problem = protocol.output_problem(outs, args)
             if problem:
                 return {"ok": False, "error": problem}
             changed = any(isinstance(a, torch.Tensor) and not _same(a, b) for a, b in zip(args, self.base))
@@ -329,22 +329,6 @@ class Runner:
         baseline of an X->X task is watched there too (--report-ops): what its shipped code computes
         with PyTorch is what the candidate may compute (judge/correctness.py)."""
         return self.language in WATCHED_LANGUAGES and not _unwatched_baseline(self.args)
-
-    def _output_problem(self, outs, args) -> str | None:
-        import torch
-        inputs = {a.untyped_storage().data_ptr() for a in args
-                  if type(a) is torch.Tensor and a.untyped_storage().nbytes()}
-        seen = set()
-        for i, o in enumerate(outs):
-            if type(o) is not torch.Tensor:   # subclasses and lazy objects could defer work
-                return f"output {i} is a {type(o).__name__}, not a torch.Tensor"
-            ptr = o.untyped_storage().data_ptr() if o.untyped_storage().nbytes() else None
-            if ptr is not None and ptr in inputs:
-                return f"output {i} is (a view of) an input, not a new tensor"
-            if ptr is not None and ptr in seen:
-                return f"output {i} shares memory with another output"
-            seen.add(ptr)
-        return None
 
     def _timed_output_problem(self, outs, inputs: list) -> str | None:
         """What the correctness calls refuse, refused in timed repetitions too (outside the timed span):
@@ -424,6 +408,8 @@ class Runner:
             started = time.perf_counter()
             self.clock = make_clock(self.device, msg.get("regime", "cold"), bool(msg.get("graph")))
             self.clock_ms = (time.perf_counter() - started) * 1000.0     # a record (the judge's phases)
+        if msg.get("regime") in ("cold", "warm"):      # per batch: the DRAM witness's batch with no flush
+            self.clock.regime = msg["regime"]
         return self.clock
 
     def _call_fn(self):

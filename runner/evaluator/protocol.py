@@ -31,6 +31,7 @@ from __future__ import annotations
 import array
 import fcntl
 import json
+import math
 import mmap
 import os
 import socket
@@ -97,7 +98,31 @@ def receive(sock: socket.socket) -> tuple[dict, list[int]]:
         raise ProtocolError(f"unreadable message: {type(exc).__name__}") from None
     if not isinstance(message, dict):
         raise ProtocolError("a message must be a JSON object")
+    if not numbers_in_range(message):
+        raise ProtocolError("a number out of range (an integer past 64 bits, or NaN or an infinity)")
     return message, fds
+
+
+def numbers_in_range(message) -> bool:
+    """Every number in a decoded message is a 64-bit integer or a finite float. JSON allows integers
+    of any size, and Python's parser NaN and Infinity; a reader of a runner's reply (a timing sample,
+    a shape, a count) must never meet one it cannot convert or compare: the exception would be the
+    judge's, and a hostile runner's failure would become a harness error."""
+    stack = [message]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, bool) or isinstance(value, str) or value is None:
+            continue
+        elif isinstance(value, int):
+            if not -(1 << 63) <= value < (1 << 63):
+                return False
+        elif isinstance(value, float) and not math.isfinite(value):
+            return False
+    return True
 
 
 # -- tensors by value -----------------------------------------------------------------------------
@@ -106,6 +131,28 @@ def receive(sock: socket.socket) -> tuple[dict, list[int]]:
 # uint64 is left out: past 2**53 its values would compare rounded.
 DTYPES = ("float64", "float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "int64", "int32", "int16", "int8",
           "uint32", "uint16", "uint8", "bool")
+
+
+def output_problem(outs, args) -> str | None:
+    """The contract every kernel's outputs meet, the candidate's and the baseline's (a PyTorch->X
+    task's baseline is its reference): each a plain torch.Tensor (a subclass or a lazy object could
+    defer its work into the judge's read), none (a view of) an input, none sharing memory with
+    another. The runner refuses an output that breaks it; `gauntlet tasks validate` refuses a
+    reference that does where the reference is the baseline."""
+    import torch
+    inputs = {a.untyped_storage().data_ptr() for a in args
+              if type(a) is torch.Tensor and a.untyped_storage().nbytes()}
+    seen = set()
+    for i, o in enumerate(outs):
+        if type(o) is not torch.Tensor:
+            return f"output {i} is a {type(o).__name__}, not a torch.Tensor"
+        ptr = o.untyped_storage().data_ptr() if o.untyped_storage().nbytes() else None
+        if ptr is not None and ptr in inputs:
+            return f"output {i} is (a view of) an input, not a new tensor"
+        if ptr is not None and ptr in seen:
+            return f"output {i} shares memory with another output"
+        seen.add(ptr)
+    return None
 
 
 def _torch_dtype(name: str):

@@ -59,6 +59,7 @@ EVENT_RESOLUTION_MS = 0.0005          # cudaEventElapsedTime's resolution: the s
 LAUNCH_COVER = 2.0
 LAUNCH_COVER_MIN_MS, LAUNCH_COVER_MAX_MS = 0.02, 5.0
 REGIMES = ("cold", "warm")
+L2_FLUSH_BYTES = 256 * 1024 * 1024   # the cold regime's read: larger than any current L2 (H100: 50 MB, MI300X: 256 MB MALL)
 # Each round's figure is its samples' mean less the ROUND_TRIM share at each end (an interrupted call,
 # a clock hiccup); a round needs MIN_ROUND_SAMPLES for that (the CPU's rounds hold one each).
 ROUND_TRIM, MIN_ROUND_SAMPLES = 0.10, 5

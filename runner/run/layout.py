@@ -7,7 +7,9 @@ run_dir/
   drawn/<category>__<name>/      --unseen N: the baseline's check of the drawn candidate configs
   attempts/<category>__<name>[__<agent>][__k<i>]/   RunLayout: one folder per attempt (the agent's
                                  name only in runs of several agents; k<i> for repeats i >= 1)
-    workspace/                   the agent's git-initialised workspace
+    workspace/                   the agent's workspace as it left it; each .git in it renamed .git-agent
+                                 once recorded (git there loads none of the agent's config or hooks)
+    harness-notes.txt            (only if any) steps over the agent's data that failed and were passed over
     record.git/                  baseline and final commits, outside the agent's reach
     agent/prompt.md stdout.log stderr.log
     candidate/                   only the editable files, as handed to the evaluator

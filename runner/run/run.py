@@ -3,6 +3,7 @@ in a run dir, and who may write it: runner/run/layout.py."""
 from __future__ import annotations
 
 import datetime as _dt
+import errno
 import os
 import platform
 import re
@@ -34,8 +35,9 @@ from runner.sandbox.local import phase_temp_dir, remove_run_temp
 from runner.tasks import configspace
 from runner.candidate import export_candidate
 from runner.tasks.task import Config, Task, default_tasks_root
-from runner.workspace import PatchError, Workspace, apply_patch
+from runner.workspace import PatchError, Workspace, apply_patch, disarm_git
 from runner.resources import IMPORT_ROOT
+from runner.sandbox.confine import NEVER_LABEL
 from runner.run.layout import (RunError, RunLayout, attempt_dir_name, keep_previous, lock_run_dir, locked_run_dir,
                                read_manifest, tree_bytes)
 
@@ -55,6 +57,23 @@ class EvaluatorFailed(RuntimeError):
     """The evaluator died or could not start (killed by the OOM killer, an interpreter it cannot
     execute, no verdict written): the harness failed, not the candidate. The attempt is an
     infra_error, which --resume redoes; never the agent's compile failure."""
+
+
+# OSError numbers that are the host's state (its disk, memory, file table), whatever data was handled
+HOST_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS, errno.ENOMEM, errno.EMFILE,
+                         errno.ENFILE})
+
+
+def harness_fault(exc: BaseException) -> bool:
+    """Whether an exception raised while reading what the agent left (its output, its workspace) is
+    the harness's failure: the host ran out of something (HOST_ERRNOS, MemoryError), a sandbox or the
+    judge failed, the sandboxes were stopped. Anything else there (a name or byte the code did not
+    expect, an event of an odd shape) is a defect the agent's data found: noted in the result, and the
+    attempt goes on to its verdict, so it is neither a free retry (infra_error) nor lost work."""
+    from runner.sandbox.confine import BindRefused
+    if isinstance(exc, (MemoryError, EvaluatorFailed, BindRefused, SandboxesStopped)):
+        return True
+    return isinstance(exc, OSError) and exc.errno in HOST_ERRNOS
 
 
 # Exit codes of a command the sandbox could not start: not found, found but not executable (POSIX shells).
@@ -177,9 +196,9 @@ def replay_patch(spec: AgentSpec, task_id: str) -> str | None:
     """The patch to replay for this task: the file itself, or that task's diff in an earlier run."""
     source = spec.replay_from
     if source.is_file():
-        return source.read_text()
+        return source.read_bytes().decode("utf-8", "surrogateescape")
     patch = source / "attempts" / attempt_dir_name(task_id) / "diff.patch"
-    return patch.read_text() if patch.is_file() else None
+    return patch.read_bytes().decode("utf-8", "surrogateescape") if patch.is_file() else None
 
 
 class Run:
@@ -373,6 +392,8 @@ class Attempt:
     gpus: GpuPool | None = None
     # the runner's thread only: a Ray worker reports no phases (the driver shows start and done)
     on_phase: PhaseCallback = no_phase
+    # steps over the agent's data that failed and were passed over (Attempt._kept)
+    notes: list[str] = field(default_factory=list)
 
     def failed(self, exc: Exception) -> AttemptResult:
         result = self._new_result()
@@ -391,6 +412,8 @@ class Attempt:
     def _finish(self, result: AttemptResult) -> AttemptResult:
         if sandboxes_stopping():    # its agent or judge was stopped mid-way: no result, --resume redoes it
             raise SandboxesStopped(f"{self.task.id}: interrupted")
+        if self.notes:
+            result.error = "; ".join([*([result.error] if result.error else []), *self.notes])
         result.finished = now()
         write_json(self.dir / "result.json", result.to_dict())
         return result
@@ -402,7 +425,8 @@ class Attempt:
             self._agent_phase(result)
             self.on_phase(f"agent done: {result.status} in {result.agent_seconds or 0:.0f} s, "
                           f"{len(result.changed_files)} file(s) changed")
-            if result.status == "agent_error" and not result.changed_files:
+            recorded = (self.dir / "diff.patch").is_file()   # else what changed is unknown: evaluated
+            if result.status == "agent_error" and not result.changed_files and recorded:
                 # What an evaluation would judge is the task as shipped, which an X->X task's
                 # baseline passes: no work of the agent's, so nothing to evaluate (score.produced).
                 if result.agent_exit_code in NOT_STARTED_EXIT_CODES:
@@ -441,16 +465,43 @@ class Attempt:
                 gpu_ids=(gpu,) if gpu and self.options.device != "cpu" else (),
                 network=gateway.network, limits=ResourceLimits.for_agents(self.options.jobs),
                 tmp_dir=phase_temp_dir(adir.parent.parent, adir.name, "agent") if self.options.backend == "local" else None,
-                labels={"gauntlet.task": task.id, "gauntlet.run": self.run_id}))
+                labels={"gauntlet.task": task.id, "gauntlet.run": self.run_id,
+                        NEVER_LABEL: self._never_folders()}))
             outcome = self._run_agent(spec, sandbox, workspace, agent_dir, budget, deadline, result,
                                       wrap=gateway.argv_prefix)  # the in-sandbox gateway forwarder, if any
+        # What follows reads what the agent left. A step that fails on it is noted and the others
+        # still run (harness_fault: the host's own failures alone stop the attempt as infra_error).
         if outcome is not None:
             # read once the gateway has closed: a request the budget cut off has recorded itself by now
-            self._classify(spec, agent_dir, outcome, result)
+            self._kept("reading the agent's output", result, self._classify, spec, agent_dir, outcome, result)
+        self._kept("recording the agent's changes", result, self._record_changes, workspace, result)
+        self._kept("disarming the workspace's git", result, disarm_git, workspace.path)
+
+    def _never_folders(self) -> str:
+        """What the agent's sandbox must never bind (runner/sandbox/confine.py): the tasks root, each
+        folder of this task, the run's output dir."""
+        folders = [self.options.tasks_root, self.task.root, *self.task.bases, Path(self.run_id)]
+        return os.pathsep.join(dict.fromkeys(str(Path(f).resolve()) for f in folders))
+
+    def _record_changes(self, workspace: Workspace, result: AttemptResult) -> None:
+        adir = self.dir
         changes = workspace.finalize(adir / "record.git")
         result.changed_files, result.violations = changes.changed_files, changes.violations
+        (adir / "diff.patch").write_bytes(changes.patch_bytes())     # git's bytes: any name, any encoding
         result.workspace_bytes = tree_bytes(workspace.path)
-        (adir / "diff.patch").write_text(changes.patch)
+
+    def _kept(self, what: str, result: AttemptResult, step, *args) -> None:
+        """Run one step over the agent's data; an exception that is not the harness's (harness_fault)
+        is written to harness-notes.txt and the result's error, and the attempt goes on."""
+        try:
+            step(*args)
+        except Exception as exc:
+            if harness_fault(exc) or sandboxes_stopping():
+                raise
+            line = f"{what} failed ({type(exc).__name__}: {str(exc)[:300]}); the workspace and logs are kept"
+            with open(self.dir / "harness-notes.txt", "a", encoding="utf-8", errors="backslashreplace") as fh:
+                fh.write(line + "\n")
+            self.notes.append(line)
 
     @staticmethod
     def _required_env(spec: AgentSpec) -> dict[str, str]:
@@ -498,8 +549,7 @@ class Attempt:
             sandbox.stop()  # every process of the agent is dead before anything is read
         return outcome
 
-    @staticmethod
-    def _classify(spec, agent_dir: Path, outcome, result: AttemptResult) -> None:
+    def _classify(self, spec, agent_dir: Path, outcome, result: AttemptResult) -> None:
         """Status and failure class from the exit, the CLI's output and the gateway's records."""
         if outcome.timed_out:
             result.status = "agent_timeout"
@@ -510,6 +560,11 @@ class Attempt:
             cap_log(agent_dir / log)
         result.agent_failure, result.usage, result.cost_usd = report.failure, report.usage, report.cost_usd
         result.usage_source = report.usage_source
+        if report.parse_error:
+            self.notes.append(f"the agent's output was read as plain text ({report.parse_error})")
+        if report.claimed_failure:
+            self.notes.append(f"the agent's output claimed {report.claimed_failure}; the model gateway "
+                              "recorded no such failure: not an infra_error")
         if report.retryable:     # the model API failed (or refused), not the agent: even at the budget
             result.status = "infra_error"
 
@@ -727,8 +782,8 @@ def _reevaluate_all(run_dir: Path, options: RunOptions, tasks: dict[str, Task], 
         ws = Workspace(scratch, task)
         ws.prepare()
         try:
-            apply_patch(scratch, (adir / "diff.patch").read_text(encoding="utf-8"))
-        except (PatchError, UnicodeDecodeError) as exc:
+            apply_patch(scratch, (adir / "diff.patch").read_bytes())
+        except PatchError as exc:
             shutil.rmtree(scratch, ignore_errors=True)
             raise RunError(f"{adir / 'diff.patch'}: does not apply to {task.id}'s files ({exc}); "
                            "this attempt cannot be re-evaluated") from None

@@ -8,6 +8,11 @@ Where cgroups are not writable (no root, no delegation, a read-only /sys/fs/cgro
 limited and the result says so (`ExecGroup.enforced` is "none: <why>", recorded per attempt as
 `agent_limits`); the docker backend sets the same limits on its containers (runner/sandbox/docker.py).
 Both cgroup v2 (unified hierarchy, the usual case today) and v1 (one hierarchy per controller) work.
+
+The group is also the exec's freezer (v2 `cgroup.freeze`; v1 a `freezer` group beside the others,
+where that hierarchy is mounted): `freeze()` stops every process in it at once, forks in flight
+included, which a signal to a snapshot of the process tree cannot (a fork-and-exit chain is never
+in the snapshot). The local backend freezes an agent so while it copies the workspace at the budget.
 """
 from __future__ import annotations
 
@@ -104,6 +109,12 @@ class ExecGroup:
                     d.mkdir()
                     self.dirs.append(d)
                 mem, pids, cpu = self.dirs
+                try:   # optional: without it the exec is killed, not frozen, at the budget
+                    d = CGROUP_ROOT / "freezer" / _own_path("freezer").lstrip("/") / f"gauntlet-{token}"
+                    d.mkdir()
+                    self.dirs.append(d)
+                except OSError:
+                    pass
                 _write(mem / "memory.limit_in_bytes", str(limits.memory))
                 if (mem / "memory.memsw.limit_in_bytes").exists():
                     _write(mem / "memory.memsw.limit_in_bytes", str(limits.memory))
@@ -122,9 +133,46 @@ class ExecGroup:
         script = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
         return ["/bin/sh", "-c", script, "sh", *(str(d / "cgroup.procs") for d in self.dirs), "--"]
 
+    def _freezer(self) -> tuple[Path, str, str, str] | None:
+        """(file, freeze value, thaw value, the file and text that say frozen), or None."""
+        for d in self.dirs:
+            if (d / "cgroup.freeze").exists():
+                return d / "cgroup.freeze", "1", "0", "frozen 1"
+            if (d / "freezer.state").exists():
+                return d / "freezer.state", "FROZEN", "THAWED", "FROZEN"
+        return None
+
+    def freeze(self, wait: float = 5.0) -> bool:
+        """Stop every process of the group at once; True once the kernel says all are frozen (False:
+        no freezer, or it did not finish within `wait` s; the caller must then not count on it)."""
+        found = self._freezer()
+        if found is None:
+            return False
+        path, on, _off, frozen = found
+        events = path.parent / ("cgroup.events" if path.name == "cgroup.freeze" else "freezer.state")
+        try:
+            _write(path, on)
+            end = time.monotonic() + wait
+            while time.monotonic() < end:
+                if frozen in events.read_text().splitlines():
+                    return True
+                time.sleep(0.005)
+        except OSError:
+            pass
+        return False
+
+    def thaw(self) -> None:
+        found = self._freezer()
+        if found is not None:
+            try:
+                _write(found[0], found[2])
+            except OSError:
+                pass
+
     def close(self) -> None:
         """Remove the groups; a process still in one (it should not be: the exec killed its tree)
-        is killed first."""
+        is killed first (thawed first: a frozen v1 task does not die of SIGKILL)."""
+        self.thaw()
         for d in self.dirs:
             for _ in range(50):
                 try:

@@ -34,7 +34,7 @@ import uuid
 from pathlib import Path, PurePosixPath
 
 from runner.sandbox.base import ExecResult, ResourceLimits, SandboxSpec, parse_size
-from runner.sandbox.hostfs import DeadlineFreeze, _lchown_tree, tree_usage
+from runner.sandbox.hostfs import DeadlineFreeze, DiskWatch, _lchown_tree, copy_path, pids_in_namespace_of
 
 MARKER = "GAUNTLET_SANDBOX_EXEC"
 AGENT_UID = 1000
@@ -296,6 +296,9 @@ class DockerSandbox:
         next_check = start + 1.0
         # an agent's workspace as it was at the budget: what it edits in the grace is not evaluated
         freeze = DeadlineFreeze(Path(self.spec.workdir)) if self.spec.role == "agent" else None
+        # the workspace's size, deleted files the container's processes hold open on its filesystem
+        # (they are in the host's /proc too), and that filesystem's free space (hostfs.DiskWatch)
+        watch = DiskWatch(Path(self.spec.workdir), self.limits["workspace_max"], self.limits["workspace_files"])
         while pump.is_alive():
             to_budget = start + timeout - time.monotonic()   # wake at the budget while the copy is due
             pump.join(timeout=max(0.01, min(0.2, to_budget)) if freeze and freeze.copy is None else 0.2)
@@ -316,10 +319,9 @@ class DockerSandbox:
                 break
             if now >= next_check:   # the workdir is the only writable host storage, in every role
                 next_check = now + 1.0
-                used, count = tree_usage(Path(self.spec.workdir), self.limits["workspace_files"])
-                if used > self.limits["workspace_max"] or count > self.limits["workspace_files"]:
-                    killed_reason = (f"{self.spec.workdir_target} exceeded its limit ({used} bytes, {count} entries; limits "
-                                     f"{self.limits['workspace_max']} bytes, {self.limits['workspace_files']} entries)")
+                why = watch.check(self._pids())
+                if why:
+                    killed_reason = f"{self.spec.workdir_target}: {why}"
                     break
         # Whether it finished or not, nothing it started may outlive the exec.
         self._kill_all()
@@ -353,6 +355,14 @@ class DockerSandbox:
         return ExecResult(returncode=None if timed_out else code, timed_out=timed_out, seconds=seconds,
                           stdout_path=Path(stdout) if stdout else None,
                           stderr_path=Path(stderr) if stderr else None, containment="container")
+
+    def _pids(self) -> list[int]:
+        """The container's processes, by the host's pid of its init (its pid namespace)."""
+        try:
+            init = self.client.api.inspect_container(self.container.id)["State"]["Pid"]
+        except Exception:
+            return []
+        return pids_in_namespace_of(init) if init else []
 
     def _frozen(self, action) -> None:
         """`action` while every process in the container is paused (the cgroup freezer), so that a
@@ -505,13 +515,10 @@ class tempfile_dir:
 
 
 def _copy(source: Path, target: Path) -> None:
+    """Never through a link a sandbox made (hostfs.copy_path)."""
     if source.resolve() == target.resolve():
         return
-    if source.is_dir():
-        shutil.copytree(source, target, dirs_exist_ok=True, symlinks=True)
-    else:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, target)
+    copy_path(source, target)
 
 
 # -- janitor -------------------------------------------------------------------------------------

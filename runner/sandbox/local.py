@@ -18,7 +18,14 @@ sandboxes (runner/evaluator/isolation.py). Every exec is contained (`bwrap` for 
                   and nothing kills the tree when the runner is SIGKILLed; `--resume` and `gauntlet gc`
                   then kill what still carries the run's marker (docs/agents.md).
 
-On timeout every process of the exec gets SIGTERM, and SIGKILL after a grace period. Each exec's
+On timeout every process of the exec gets SIGTERM, and SIGKILL after a grace period. An agent's
+workspace is copied at its budget first (hostfs.DeadlineFreeze) with nothing of the agent running:
+its cgroup frozen where it has one with a freezer (cgroups.ExecGroup.freeze: all at once, a
+fork-and-exit chain too), else its pid namespace killed (SIGKILL to the namespace's init: the kernel
+kills every process in it, and the copy starts once they are all gone). A SIGSTOP to a snapshot of
+the tree is left only to the unconfined process-group fallback (tests and development). While an
+agent runs, its workspace's parent folder is 0700, so that no other local user reaches a set-id file
+it leaves there; set-id bits are dropped from the workspace afterwards. Each exec's
 TMPDIR is the spec's `tmp_dir` (under the run's temp root, `run_temp_root`), so temp folders an agent
 or the judge makes (mktemp -d, tempfile) are removed with the run (a confined agent's is a tmpfs
 there). An agent's HOME is `home/` in that folder, not the host user's: the host's dotfiles,
@@ -43,7 +50,7 @@ import psutil
 from runner.sandbox.base import ExecResult, SandboxSpec
 from runner.sandbox.cgroups import ExecGroup
 from runner.sandbox.confine import Confinement, DiskLimits, available
-from runner.sandbox.hostfs import DeadlineFreeze, tree_usage
+from runner.sandbox.hostfs import DeadlineFreeze, DiskWatch, copy_path, drop_setid
 
 # What an agent inherits from the host's environment: what a CLI needs to find its tools, locale,
 # terminal, GPU and CA bundle, and Gauntlet's own knobs. Never the rest: other vendors' API keys and
@@ -312,6 +319,7 @@ class LocalSandbox:
         proc = None
         owner = conf.hand_over() if conf else None
         freeze = DeadlineFreeze(Path(self.spec.workdir)) if self.spec.role == "agent" else None
+        parent_mode = _close_parent(Path(self.spec.workdir)) if self.spec.role == "agent" else None
         try:
             proc = subprocess.Popen([*prefix, *argv], cwd=cwd or str(self.spec.workdir), env=full_env,
                                     stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
@@ -323,11 +331,11 @@ class LocalSandbox:
                     proc.stdin.close()
                 except BrokenPipeError:
                     pass
-            timed_out, killed_reason = self._wait(proc, timeout)
+            timed_out, killed_reason = self._wait(proc, timeout, group)
             if timed_out and freeze is not None:
-                # the workspace as it is at the budget, taken with every process stopped: what the
-                # agent edits in the grace below is undone (docs/agents.md)
-                _stopped_while(proc.pid, freeze.take)
+                # the workspace as it is at the budget, taken with nothing of the agent running: what
+                # it edits in the grace below is undone (docs/agents.md)
+                _still_while(proc.pid, group, namespaced, freeze.take)
             # Whether it finished or not, nothing it started may outlive the exec.
             kill_tree(proc.pid, token, grace if timed_out else (0 if killed_reason else 0.5),
                       by_marker=not namespaced)
@@ -348,6 +356,10 @@ class LocalSandbox:
                 notes.append(freeze.restore())
             if conf:
                 conf.hand_back(owner)
+            if self.spec.role == "agent":
+                drop_setid(Path(self.spec.workdir))
+                if parent_mode is not None:
+                    os.chmod(Path(self.spec.workdir).parent, parent_mode)
             for fh in (out, err):
                 if fh is not subprocess.DEVNULL:
                     fh.close()
@@ -364,9 +376,11 @@ class LocalSandbox:
                           stderr_path=Path(stderr) if stderr else None, containment=self.containment,
                           limits=group.enforced if group else None)
 
-    def _wait(self, proc: subprocess.Popen, timeout: float) -> tuple[bool, str | None]:
+    def _wait(self, proc: subprocess.Popen, timeout: float, group: ExecGroup | None = None) -> tuple[bool, str | None]:
         """(timed out, why it was killed early): a confined agent's workspace is held to its size and
-        entry count by a watchdog each second, as on docker."""
+        entry count by a watchdog each second, as on docker; deleted files its processes hold open on
+        the workspace's filesystem count too, and it is stopped before that filesystem fills
+        (hostfs.DiskWatch)."""
         if not self.confinement:
             try:
                 proc.wait(timeout=timeout)
@@ -374,6 +388,7 @@ class LocalSandbox:
             except subprocess.TimeoutExpired:
                 return True, None
         disk = self.confinement.disk
+        watch = DiskWatch(Path(self.spec.workdir), disk.workspace_max, disk.workspace_files)
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -382,10 +397,9 @@ class LocalSandbox:
             except subprocess.TimeoutExpired:
                 if time.monotonic() >= deadline:
                     return True, None
-            used, count = tree_usage(Path(self.spec.workdir), disk.workspace_files)
-            if used > disk.workspace_max or count > disk.workspace_files:
-                return False, (f"the workspace exceeded its limit ({used} bytes, {count} entries; limits "
-                               f"{disk.workspace_max} bytes, {disk.workspace_files} entries)")
+            why = watch.check(_exec_pids(proc.pid, group))
+            if why:
+                return False, why
 
     def copy_in(self, source: Path, target: str) -> None:
         _copy(Path(source), Path(target))
@@ -401,6 +415,90 @@ class LocalSandbox:
                 pass
         for token in self._tokens:
             _kill_all(_marked(token), wait=0)
+
+
+def _close_parent(workdir: Path) -> int | None:
+    """Make the workspace's parent 0700 for the phase (when it is ours); its mode before, or None."""
+    try:
+        st = workdir.parent.stat()
+        if st.st_uid != os.geteuid() or (st.st_mode & 0o077) == 0:
+            return None
+        os.chmod(workdir.parent, 0o700)
+        return st.st_mode & 0o7777
+    except OSError:
+        return None
+
+
+def _exec_pids(root_pid: int, group: ExecGroup | None) -> set[int]:
+    """The exec's processes: its cgroup's (every one, however it forked) and its tree's."""
+    pids = {root_pid}
+    for d in (group.dirs if group else []):
+        try:
+            pids.update(int(p) for p in (d / "cgroup.procs").read_text().split())
+        except (OSError, ValueError):
+            pass
+    try:
+        pids.update(c.pid for c in psutil.Process(root_pid).children(recursive=True))
+    except (psutil.Error, OSError):
+        pass
+    return pids
+
+
+def _namespace_init(root_pid: int) -> int | None:
+    """The pid (host view) of the init of the outermost pid namespace below root_pid (unshare's or
+    bwrap's child): of the descendants whose innermost NSpid is 1, the one nested least (a namespace
+    the agent made inside is not it)."""
+    try:
+        kids = psutil.Process(root_pid).children(recursive=True)
+    except (psutil.Error, OSError):
+        return None
+    inits = []
+    for child in kids:
+        try:
+            for line in Path(f"/proc/{child.pid}/status").read_text().splitlines():
+                fields = line.split()
+                if fields[:1] == ["NSpid:"] and fields[-1] == "1" and len(fields) > 2:
+                    inits.append((len(fields), child.pid))
+        except OSError:
+            continue
+    return min(inits)[1] if inits else None
+
+
+def _kill_namespace(root_pid: int, wait: float = 10.0) -> bool:
+    """SIGKILL the pid namespace's init and wait until it is dead: the kernel kills every process of
+    the namespace first and lets no new one start, so once it is a zombie (or gone) none is left.
+    False when no namespace init was found."""
+    init = _namespace_init(root_pid)
+    if init is None:
+        return False
+    try:
+        init_proc = psutil.Process(init)
+        init_proc.kill()
+    except (psutil.Error, OSError):
+        return True          # gone already: so is its namespace
+    end = time.monotonic() + wait
+    while time.monotonic() < end and _alive(init_proc):
+        time.sleep(0.01)
+    return not _alive(init_proc)
+
+
+def _still_while(root_pid: int, group: ExecGroup | None, namespaced: bool, action) -> None:
+    """`action` with nothing of the exec running: its cgroup frozen (thawed after), else its pid
+    namespace killed, else (the unconfined process-group fallback) its tree SIGSTOPped."""
+    if group is not None and group.freeze():
+        try:
+            action()
+        finally:
+            group.thaw()
+        return
+    if group is not None:
+        group.thaw()         # a freeze that did not finish: undo it, and kill instead
+    if namespaced:
+        if not _kill_namespace(root_pid):
+            kill_tree(root_pid, "", 0, by_marker=False)
+        action()
+        return
+    _stopped_while(root_pid, action)
 
 
 def _stopped_while(root_pid: int, action) -> None:
@@ -426,10 +524,7 @@ def _stopped_while(root_pid: int, action) -> None:
 
 
 def _copy(source: Path, target: Path) -> None:
+    """A copy that never follows a link the sandbox made (hostfs.copy_path)."""
     if source.resolve() == target.resolve():
         return
-    if source.is_dir():
-        shutil.copytree(source, target, dirs_exist_ok=True)
-    else:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, target)
+    copy_path(source, target)

@@ -186,7 +186,7 @@ def _check_reference(task_dir: Path, tasks_root: Path) -> str | None:
             shapes.append((config, _shapes(args)))
             try:
                 with FlopCounterMode(display=False) as counter:
-                    expected = run_reference(reference, args)
+                    expected = run_reference(reference, args, as_baseline=task.baseline_is_reference)
                 canon = canonical_for(reference, args)
                 if canon is not None:      # the reference must pass through its own canonical()
                     compare(task, expected, expected, canon=canon)

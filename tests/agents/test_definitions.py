@@ -2,6 +2,7 @@
 the CLIs need (checked by running each template against a fake CLI that records its invocation).
 Fail-fast: a missing key or CLI is one error line before anything starts."""
 import json
+import shutil
 import os
 import re
 import subprocess
@@ -23,7 +24,7 @@ def fake_bin(tmp_path: Path, name: str, **settings: str) -> Path:
     only an allowlist of the runner's environment)."""
     bindir = tmp_path / "bin"
     bindir.mkdir(exist_ok=True)
-    (bindir / name).symlink_to(HERE / "fake_cli.py")
+    shutil.copy(HERE / "fake_cli.py", bindir / name)
     (bindir / "fake-env.json").write_text(json.dumps(settings))
     return bindir
 

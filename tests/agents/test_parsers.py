@@ -191,7 +191,12 @@ def test_usage_falls_back_to_the_gateway_meter_when_the_cli_had_no_final_event(t
     report = parse_output(resolve_agent("claude-code"), adir, True, None)
     assert report.failure == "timeout" and report.usage == metered and report.usage_source == "gateway"
     assert report.cost_usd == pytest.approx(price("gpt-5.1-codex", metered))
-    write(adir, CLAUDE_OK)                                                # with the final event: the CLI's
+    write(adir, CLAUDE_OK)                 # with the final event: still the gateway's tokens (the stream is the agent's),
+    report = parse_output(resolve_agent("claude-code"), adir, False, 0)      # and the CLI's own turn count beside them
+    assert report.usage_source == "gateway" and {k: report.usage[k] for k in metered} == metered
+    assert set(report.usage) - set(metered) == {"turns"}
+    assert report.cost_usd == pytest.approx(price("gpt-5.1-codex", metered))
+    (adir / "gateway.json").unlink()       # no gateway ran: the CLI's own numbers
     report = parse_output(resolve_agent("claude-code"), adir, False, 0)
     assert report.usage_source == "cli" and report.usage["input_tokens"] == 200 and report.cost_usd == 0.25
     (adir / "gateway.json").write_text(json.dumps({"usage": {}, "by_model": {}}))
@@ -219,6 +224,39 @@ def test_claude_api_retry_details_are_kept_and_steps_follow_arrival(tmp_path):
     out = write(tmp_path / "b", events)
     parse_claude(out, tmp_path / "b", False, 0)
     assert jsonl(tmp_path / "b" / "trajectory.jsonl")[2]["t"] == 1795334400.0     # 2026-11-22T08:00:00Z
+
+
+def test_a_stream_past_the_parse_window_is_read_at_its_two_ends_only(tmp_path, monkeypatch):
+    """stdout.log is the agent's (up to a gigabyte): only PARSE_HEAD bytes from its start and PARSE_TAIL
+    from its end are parsed, the lines between counted, never held. The final result event (usage, class)
+    is still read, a `truncated` step stands for the middle, and tail lines keep their own arrival times."""
+    from runner.agents import parsers
+    monkeypatch.setattr(parsers, "PARSE_HEAD", 4096)
+    monkeypatch.setattr(parsers, "PARSE_TAIL", 4096)
+    monkeypatch.setattr(parsers, "_COUNT_CHUNK", 1000)        # the count crosses chunk edges
+    filler = [{"type": "assistant", "message": {"role": "assistant", "content": [
+        {"type": "text", "text": f"line {i}"}]}} for i in range(5000)]
+    events = [CLAUDE_OK[0], *filler, claude_result(usage={"input_tokens": 7, "output_tokens": 3})]
+    adir = tmp_path / "a"
+    out = write(adir, events, times=[1000.0 + i for i in range(len(events))])
+    assert out.stat().st_size > 50 * 8192
+    seen = []
+    real = parsers.json.loads
+    monkeypatch.setattr(parsers.json, "loads", lambda text, *a, **k: seen.append(text) or real(text, *a, **k))
+    report = parse_claude(out, adir, False, 0)
+    monkeypatch.setattr(parsers.json, "loads", real)
+    assert report.failure is None and report.usage["input_tokens"] == 7 and report.usage["output_tokens"] == 3
+    assert sum(map(len, seen)) <= 8192 and len(seen) < 200              # the ends only
+    steps = jsonl(adir / "trajectory.jsonl")
+    marks = [s for s in steps if s["type"] == "truncated"]
+    assert len(marks) == 1 and "bytes in the middle of stdout.log not parsed" in marks[0]["text"]
+    assert steps[0]["subtype"] == "init" and steps[0]["t"] == 1000.0
+    assert steps[-1]["type"] == "result" and steps[-1]["t"] == 1000.0 + len(events) - 1   # its own line's time
+    assert steps[-2]["text"] == "line 4999" and steps[-2]["t"] == 1000.0 + len(events) - 2
+    # one line longer than the whole window: no event from it, and the parse neither fails nor holds it
+    (adir / "stdout.log").write_bytes(b'{"type": "assistant", "x": "' + b"y" * 20000 + b'"}\n')
+    report = parse_claude(out, adir, False, 0)
+    assert report.failure == "cli_crash" and report.usage is None       # no result event: a crash, as before
 
 
 def test_one_huge_answer_leaves_capped_logs(tmp_path):

@@ -7,6 +7,7 @@ if nothing but loopback and unix sockets is needed. Cursor's CLI cannot be insta
 `cursor-agent` that plays Cursor's documented stream-json events stands in for it.
 """
 import json
+import shutil
 import os
 import socket
 import threading
@@ -56,7 +57,7 @@ def test_scripted_edit_lands_is_evaluated_and_usage_matches_meter(agent, tmp_pat
     assert r["compiled"] and r["correct_seen"] and r["correct_unseen"]            # evaluated
     usage = {k: r["usage"][k] for k in EXPECTED_USAGE[agent]}
     meter = json.loads((attempt(out) / "agent" / "gateway.json").read_text())
-    assert usage == EXPECTED_USAGE[agent] and r["usage_source"] == "cli"           # from the final event
+    assert usage == EXPECTED_USAGE[agent] and r["usage_source"] == "gateway"       # the meter first, never the stream's claim
     assert {k: meter["usage"][k] for k in usage} == usage                         # = the gateway's meter
     assert meter["requests"] == len(requests) == 4 and meter["statuses"] == {"200": 4}
     # the upstream saw only the real key; the CLI only ever had the per-attempt one
@@ -123,7 +124,7 @@ def test_cursor_through_a_fake_cli(tmp_path, tasks_root):
     CONNECT tunnel goes through the gateway to the allowlisted (here: loopback echo) host."""
     bindir = tmp_path / "bin"
     bindir.mkdir()
-    (bindir / "cursor-agent").symlink_to(Path(__file__).resolve().parent / "fake_cursor_agent.py")
+    shutil.copy(Path(__file__).resolve().parent / "fake_cursor_agent.py", bindir / "cursor-agent")
     echo = socket.socket()
     echo.bind(("127.0.0.1", 0))
     echo.listen(1)

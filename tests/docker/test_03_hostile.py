@@ -172,7 +172,7 @@ def test_disk_fill_is_bounded(run_agent):
     assert not a.workspace("survived.txt").exists()
     total = sum(p.stat().st_size for p in a.workspace("").glob("fill*"))
     assert total <= 48 * 2 ** 20 + 2 * 16 * 2 ** 20, total
-    assert "/workspace exceeded its limit" in a.log("stderr.log")
+    assert "/workspace: the workspace exceeded its limit" in a.log("stderr.log")
     assert a.result["status"] == "agent_error"
     assert free_before - shutil.disk_usage("/").free < 1 * 2 ** 30
 

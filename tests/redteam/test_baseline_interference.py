@@ -283,11 +283,11 @@ def test_the_time_bounds_negative_side_grows_with_the_baseline(base_ms, cand_ove
     baseline's median); above zero it stays the candidate's own (0.5 ms floor here)."""
     from types import SimpleNamespace
     from runner.evaluator.timing import Timed
-    base, cand = Timed(time_ms=base_ms, samples=100), Timed(time_ms=0.03, samples=100)
+    base = Timed(time_ms=base_ms, samples=100)
     n = 100
     walls = {"baseline": [((base_ms + 1.0) * n, n, base_ms * n)] * 3,           # 1 ms a call unexplained
              "candidate": [((0.03 + cand_over_ms) * n, n, 0.03 * n)] * 3}
-    bound = config_judge.Judge._bound(SimpleNamespace(kind="gpu"), walls, base, cand)
+    bound = config_judge.Judge._bound(SimpleNamespace(kind="gpu"), walls, base)
     assert bound["excess_ms"] == pytest.approx(cand_over_ms - 1.0)
     assert bound["limit_ms"] == pytest.approx(0.5)
     assert (bound["short_ms"] < -bound["low_limit_ms"]) is skipped
@@ -303,11 +303,11 @@ def test_steps_skipped_is_said_only_below_every_baseline_batch(cand_over_ms, ski
     skipped the harness's steps, and one that did still must."""
     from types import SimpleNamespace
     from runner.evaluator.timing import Timed
-    base, cand = Timed(time_ms=0.008, samples=500), Timed(time_ms=0.007, samples=500)
+    base = Timed(time_ms=0.008, samples=500)
     n = 100
     walls = {"baseline": [((0.008 + 1.0) * n, n, 0.008 * n)] * 2 + [((0.008 + 1.8) * n, n, 0.008 * n)] * 3,
              "candidate": [((0.007 + cand_over_ms) * n, n, 0.007 * n)] * 5}
-    bound = config_judge.Judge._bound(SimpleNamespace(kind="gpu"), walls, base, cand)
+    bound = config_judge.Judge._bound(SimpleNamespace(kind="gpu"), walls, base)
     assert bound["excess_ms"] == pytest.approx(cand_over_ms - 1.8)     # the median's figure, as before
     assert (bound["short_ms"] < -bound["low_limit_ms"]) is skipped
 
@@ -325,8 +325,8 @@ def test_the_harness_floor_is_measured_only_where_steps_skipped_would_be_said(na
         floors.append(real_floor(self, *args, **kwargs))
         return floors[-1]
 
-    def bound(self, walls, base, cand, floor=None):
-        found = real_bound(self, walls, base, cand, floor)
+    def bound(self, walls, base, floor=None):
+        found = real_bound(self, walls, base, floor)
         if floor is None and len(bounds) == 0:      # the first config reads as if steps were skipped
             found = {**found, "short_ms": -1e6}
         bounds.append((floor, found["short_ms"]))

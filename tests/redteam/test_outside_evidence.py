@@ -292,15 +292,16 @@ def test_a_clock_shaved_below_the_trace_margin_is_named_by_the_static_checks():
     assert any(f.startswith("process_control: sys.modules") for f in found), found
 
 
-@pytest.mark.parametrize("cheat", ["flush_on_inputs", "flush_stride0", "flush_aliased"])
+@pytest.mark.parametrize("cheat", ["flush_on_inputs", "flush_stride0", "flush_aliased", "flush_aliased_bulky"])
 def test_a_flush_pointed_elsewhere_is_named_by_the_static_checks(cheat):
     """The L2 flush's own reduction pointed at the call's inputs, at one word through a stride-0
     view, or at one physical chunk mapped 64 times (bench/judge_gpu.py): the device trace's flush
-    rule checks name, blocks and time, which such a flush may meet (docs/evaluation.md, the open
-    row); the reach into the runner's clock it needs is what the static checks name, on every
-    platform, and the driver's memory calls of the last are native access."""
+    rule checks name, blocks and time, which such a flush may meet; on CUDA the DRAM witness reads
+    what it did not read (judge/dram.py, tests/test_dram_witness.py); the reach into the runner's
+    clock it needs is what the static checks name, on every platform, and the driver's memory calls
+    of the aliased forms are native access."""
     from runner.evaluator.judge.static_checks import check_python
     found = check_python(_gpu_cheat(cheat))
     assert any(f.startswith("process_control: sys.modules") for f in found), found
-    if cheat == "flush_aliased":
+    if cheat.startswith("flush_aliased"):
         assert any(f.startswith("native_access: import ctypes") for f in found), found

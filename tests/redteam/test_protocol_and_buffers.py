@@ -64,17 +64,28 @@ def _shrinking_write(self, outs, targets, fds):
 
 
 # -- the replies ------------------------------------------------------------------------------------
-@pytest.mark.parametrize("reply", ["nested", "not_a_dict_call", "huge_shape"])
+@pytest.mark.parametrize("reply", ["nested", "not_a_dict_call", "huge_shape", "shape_product_past_int64",
+                                   "integer_past_64_bits", "nan"])
 def test_a_malformed_reply_fails_the_candidate_and_never_the_judge(judge, reply):
     """Replies the candidate forges by replacing the runner's send: JSON nested deeper than the
     judge's parser recurses (it raised RecursionError out of the build), a `calls` list of numbers,
-    an output described with a shape of 2**60 elements. Each must end as the candidate's failure."""
+    an output described with a shape of 2**60 elements, one whose every extent is in range but whose
+    product is past torch's int64 (its meta tensor raised RuntimeError in the judge: a harness error,
+    so a candidate wrong on its hidden configs was redone, never failed; red team, session 23), an
+    integer JSON allows and no float holds, a NaN Python's parser takes. Each must end as the
+    candidate's failure."""
     forged = {
         "nested": 'sock.sendall(b"[" * 200000)',
         "not_a_dict_call": 'real(sock, {**message, "calls": [1, 2]} if "calls" in message else message, fds)',
         "huge_shape": ('real(sock, {**message, "calls": [{"outputs": [{"dtype": "float32", "shape": [2**30, 2**30], '
                        '"strides": [1, 1], "device": "cpu"}]} for _ in message["calls"]]} '
                        'if "calls" in message else message, fds)'),
+        "shape_product_past_int64": (
+            'real(sock, {**message, "calls": [{"outputs": [{"dtype": "float32", "shape": [2**39] * 4, '
+            '"strides": [1] * 4, "device": "cpu"}]} for _ in message["calls"]]} '
+            'if "calls" in message else message, fds)'),
+        "integer_past_64_bits": 'real(sock, {**message, "runner_ms": 10 ** 400}, fds)',
+        "nan": 'real(sock, {**message, "runner_ms": float("nan")}, fds)',
     }[reply]
     v = judge(HONEST + f'''
 import sys

@@ -9,7 +9,7 @@ from collections import defaultdict
 from contextlib import contextmanager
 
 from runner.evaluator import arena
-from runner.evaluator.judge import policy, static_checks
+from runner.evaluator.judge import dram, policy, static_checks
 from runner.evaluator.judge.correctness import Correctness
 from runner.evaluator.judge.rounds import Rounds, row_interval
 from runner.evaluator.judge.runners import RunnerClient
@@ -76,6 +76,8 @@ class Judge(Correctness, Rounds):
         self.arena: arena.Arena | None = None
         self.arena_configs = 0                   # timed configs whose buffers sat in an arena
         self.arena_failures: list[str] = []      # why others did not
+        self.dram: dram.Witness | None = None    # the L2 flush's witness (dram.py), where the evaluation runs one
+        self.dram_lost: str | None = None        # why it ended before the evaluation did
 
 
     # -- one config ------------------------------------------------------------------------------

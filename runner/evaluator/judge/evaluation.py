@@ -20,8 +20,7 @@ from runner.evaluator import arena, devtrace, protocol, timing
 from runner.evaluator.build import LAUNCHING_LANGUAGES
 from runner.evaluator.gpulock import exclusive_device
 from runner.evaluator.isolation import Isolation, IsolationError, choose, hiding_the_temp_folder
-from runner.evaluator.judge import roofline, static_checks
-from runner.evaluator.judge import policy
+from runner.evaluator.judge import dram, policy, roofline, static_checks
 from runner.evaluator.judge.config_judge import Judge, Phases
 from runner.evaluator.judge.rounds import offset_applies, trace_record
 from runner.evaluator.judge.runners import RunnerClient, RunnerFailed, close_all, wait_gone
@@ -221,6 +220,26 @@ def _ended(runner: RunnerClient, wait_s: float = 2.0) -> bool:
         return False
 
 
+def _start_witness(program: Path, scratch: Path) -> dram.Witness | str:
+    """The DRAM witness on the judge's device, started, or the note that says why there is none."""
+    import torch
+    index = torch.cuda.current_device()
+    l2_bytes = torch.cuda.get_device_properties(index).L2_cache_size
+    try:
+        return dram.Witness(program, index, scratch / "dram_samples.txt", timing.L2_FLUSH_BYTES, l2_bytes)
+    except OSError as exc:
+        return f"note: no DRAM witness ({str(exc)[:240]})"
+
+
+def _witness_ready(witness: dram.Witness | str) -> dram.Witness | str:
+    if isinstance(witness, str):
+        return witness
+    try:
+        return witness.ready()
+    except dram.Unavailable as exc:
+        return f"note: no DRAM witness ({str(exc)[:240]})"
+
+
 def _runner_spec(task: Task, language: str, role: str) -> dict:
     if role == "baseline" and task.baseline_is_reference:
         return {"language": "python", "entry": task.reference.name, "symbol": "reference", "flags": ()}
@@ -254,6 +273,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
     runners: list[RunnerClient] = []
     started_runners: list[RunnerClient] = []     # every runner ever started, for what was seen of it from outside
     judge: Judge | None = None
+    witness: dram.Witness | str | None = None     # the DRAM witness, or the note why there is none
     scratch = Path(tempfile.mkdtemp(prefix="gauntlet-judge-"))
     phases = Phases()
     started = time.perf_counter()
@@ -265,16 +285,18 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             hidden.add(Path(out_dir))
         holding = hiding_the_temp_folder(h for h in hidden if h != scratch)
         if holding:
-            evaluation.error = (f"{holding[0]} holds {holding[1]}, where the kernel runners work, and no runner may see it "
-                                "(the verdict's folder and the task's are hidden from them): write the verdict "
-                                "into a folder of its own")
+            # the judge refuses before loading any candidate code: the harness's failure (infra_error)
+            evaluation.error = evaluation.harness_error = (
+                f"{holding[0]} holds {holding[1]}, where the kernel runners work, and no runner may see it "
+                "(the verdict's folder and the task's are hidden from them): write the verdict into a "
+                "folder of its own")
             return evaluation
         try:
             with phases("isolation probe"):
                 isolation = choose(hidden, device, forbidden_write=(out_dir,) if out_dir else ())
         except IsolationError as exc:
-            if not workspace:
-                evaluation.error = str(exc)
+            if not workspace:     # no candidate code loaded: the harness's failure (infra_error)
+                evaluation.error = evaluation.harness_error = str(exc)
                 return evaluation
             # an agent's self-check in its own workspace: nothing there is hidden
             isolation = choose(hidden, device, allow_unisolated=True)
@@ -286,6 +308,12 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 isolation.extra_readable.append(trace_library.parent)
             except devtrace.Unavailable as exc:
                 flags.append(f"note: no device trace ({str(exc)[:200]})")
+        sampler_program = None        # the L2 flush's witness (dram.py): built now, started once the device is held
+        if dram.wanted(device, regime) and measure and not baseline_only:
+            try:
+                sampler_program = dram.build(devtrace.cache_dir())
+            except dram.Unavailable as exc:
+                flags.append(f"note: no DRAM witness ({str(exc)[:200]})")
         every = [c for split in splits for c in configs[split]]
         offset_pass = (measure and not baseline_only and bool(every)
                        and (policy.PROCESS_OFFSET[device_kind(device)] if process_offset is None else process_offset))
@@ -377,6 +405,32 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                                      + str(own.get("log", ""))[-1500:])
                 return reply
 
+        def restarted() -> RunnerClient | None:
+            """A fresh runner of the candidate's, built (None: it did not build again)."""
+            runner = start("candidate", candidate_dir)
+            reply = _build(runner, offset_pass)
+            return runner if (settle(runner, reply, False) if offset_pass else reply).get("compiled") is True else None
+
+        def check_alone(config, row: ConfigResult) -> RunnerClient | None:
+            """The baseline failed this config beside the candidate's runner: it is checked again
+            with every process of the candidate's gone. A baseline that passes alone was kept from
+            passing by what the candidate took of the device or the host (its memory, its queue):
+            the config is the candidate's failure, never the task's, and the quadrant and the
+            generalisation figures keep it as a baseline pass (a candidate's way to drop a config
+            it fails from them). One that fails alone too stays as it was. The candidate's successor."""
+            retire(candidate)
+            with phases("baseline alone"):
+                alone, _, _ = judge.correctness(baseline, None, config, symmetric=False)
+            if alone is None:
+                why = "the candidate kept it from running (device or host memory, the device's queue)"
+                if row.correct:      # the row's error is the baseline's (the candidate's own check passed)
+                    beside = (row.error or "").removeprefix("baseline: ")
+                    row.error = f"the baseline failed beside the candidate's runner ({beside[:300]}) and passed alone: {why}"
+                else:
+                    row.error = f"{row.error} (and the baseline, which failed beside it, passed alone: {why})"
+                row.baseline_correct, row.correct = True, False
+            return restarted()
+
         # The runners start first: each imports torch and what its guards need (seconds) while the
         # judge starts up and waits for the device. Nothing touches the GPU before their build,
         # which comes once the device is held.
@@ -387,6 +441,9 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             # in a third runner, built beside the others and stopped until the candidate is gone.
             stand_in = start("baseline", None, stand_in=True) if wants_clean_room else None
         with exclusive_device(device) as held:
+            if sampler_program is not None:     # CUPTI's start (0.6-0.9 s) beside the judge's own set-up
+                with phases("dram witness start"):
+                    witness = _start_witness(sampler_program, scratch)
             try:
                 with phases("reference import+warm-up"):
                     protocol.strict_float32()
@@ -397,10 +454,19 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 evaluation.error = f"task: {exc}"
                 return evaluation
             evaluation.environment = environment(device, isolation)
+            if candidate is not None and candidate.group is not None:   # what holds the candidate's runner
+                evaluation.environment["candidate_runner_limits"] = candidate.group.enforced
+            if witness is not None:     # before any candidate code is built: none can take the device's sampler first
+                with phases("dram witness ready"):
+                    witness = _witness_ready(witness)
+                if isinstance(witness, str):
+                    flags.append(witness)
+                    witness = None
             judge = Judge(task, device, reference, fp32_task=fp32_task, regime=regime, graph=graph,
                           max_speedup=max_speedup, phases=phases,
                           use_arena=(policy.ARENA[device_kind(device)] if use_arena is None else use_arena)
                           and arena.available(device))
+            judge.dram = witness
             if use_arena and not judge.use_arena:
                 flags.append(f"note: no arena on {device} here (NVIDIA's VMM API): each runner placed its own buffers")
             if baseline_only:
@@ -480,10 +546,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                                            correct=False, error=str(exc)[:500])
                         if candidate is not None and candidate.proc.poll() is not None:
                             retire(candidate)    # what it left running is gone before its successor is timed
-                            candidate = start("candidate", candidate_dir)     # a crash fails this config only
-                            reply = _build(candidate, offset_pass)
-                            if (settle(candidate, reply, False) if offset_pass else reply).get("compiled") is not True:
-                                candidate = None
+                            candidate = restarted()                            # a crash fails this config only
                         if baseline.proc.poll() is not None:
                             evaluation.error = f"the baseline runner died: {exc}"[:500]
                             evaluation.harness_error = evaluation.harness_error or evaluation.error
@@ -493,6 +556,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                                            correct=False, error=f"evaluator: {type(exc).__name__}: {exc}")
                         evaluation.harness_error = (evaluation.harness_error
                                                     or f"the judge failed on {config.name}: {row.error}"[:500])
+                    if candidate is not None and row.baseline_correct is False and baseline.proc.poll() is None:
+                        candidate = check_alone(config, row)
                     evaluation.configs.append(row)
             if wants_clean_room and candidate is not None:
                 # Every process of the candidate, and with them its GPU contexts and their queued
@@ -523,6 +588,9 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                         evaluation.error = evaluation.error or f"the baseline failed its clean-room batches: {exc}"[:500]
                         evaluation.harness_error = evaluation.harness_error or evaluation.error
             flags += judge.flags
+            if judge.dram_lost:     # a check that did not run is no pass (nor the candidate's failure): redone
+                evaluation.error = evaluation.error or judge.dram_lost[:500]
+                evaluation.harness_error = evaluation.harness_error or judge.dram_lost[:500]
             if measure:   # graded against this GPU's measured ceilings, on the judge's own figures
                 flags += roofline.annotate(evaluation, task, device)
             if judge.arena_configs:
@@ -531,6 +599,10 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             if judge.arena_failures:
                 flags.append(f"note: {len(judge.arena_failures)} timed config(s) without the arena, each runner placing "
                              f"its own buffers ({judge.arena_failures[0]})")
+            if judge.dram is not None:
+                evaluation.timing_method += ("; the L2 flush witnessed by the device's DRAM counters (CUPTI's PM "
+                                             "sampling, in a process of the judge's): each timed batch held to reading from "
+                                             "DRAM what its flushes must")
             if trace_library is not None:   # CUPTI records every timed call of both runners (devtrace.py)
                 evaluation.timing_method += ("; every call of both runners under the device trace (CUPTI; "
                                              "GAUNTLET_DEVICE_TRACE=0 times without it, docs/evaluation.md), each "
@@ -565,6 +637,9 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             close_all(runners)
         if judge is not None:
             judge.close_arena()
+        if isinstance(witness, dram.Witness):     # (a note where it never became one)
+            ended = witness.stop()
+            trace_record(lambda: {"task": task.id, "dram_witness": ended})
         shutil.rmtree(scratch, ignore_errors=True)
         phases.seconds["total"] = time.perf_counter() - started
         trace_record(lambda: {"task": task.id, "phases_s": dict(phases.seconds),

@@ -37,17 +37,27 @@ CLEAN_ROOM = {"gpu": True, "cpu": False}
 # apart at the median, 0.70 % at worst, every interval holding 1.0 (results/gpu-2026-11-30-s20.md).
 # Off on the CPU, where times are not meaningful (and OwnBlocks needs CUDA).
 OWN_BLOCKS = {"gpu": True, "cpu": False}
+# The DRAM witness's differential (judge/dram.py, unflushed_findings): one batch a runner a config with
+# no flush, its outputs checked, whose DRAM reads a timed call must pass by what the flush alone
+# reads. Built in session 22 and not yet run on a GPU: off until it is (GAUNTLET_DRAM_UNFLUSHED=1).
+DRAM_UNFLUSHED = {"gpu": False, "cpu": False}
+# Repetitions of the candidate's unflushed batch checked (each drawn after the batch): a kernel that
+# skips work there to read less (so that its timed calls seem to read more) is wrong on the calls it
+# skipped; skipping half of them goes unseen with probability 1/16
+UNFLUSHED_CHECKS = 4
 CHECK_PROBABILITY, CHECKS_PER_CONFIG = 0.5, 4   # timed batches of the candidate checked: this chance at most,
                                                 # about this many per config, and the last always
 KEPT_BYTES = {"gpu": 4 << 30, "cpu": 256 << 20}                 # outputs a runner keeps per batch
 # The time bound: the candidate's per-call wall time not explained by its samples, less the
-# baseline's, must stay within max(ABS, REL x the candidate's median sample). Set from honest runs:
-# on an H100 (73 configs, oracle and noop) |excess| had median 0.04 ms, p95 0.16 ms, max 0.23 ms,
-# whole batches of either runner now and then running 0.06-0.12 ms per call slow; so a forgery is
-# caught when it hides more than 0.5 ms, or more than the time it reports, per call. CPU: a shared
-# 2-core machine, where times are not meaningful anyway.
+# baseline's, must stay within max(ABS, REL x the candidate's median wall time a call, the judge's
+# clock). Set from honest runs: on an H100 (73 configs, oracle and noop) |excess| had median
+# 0.04 ms, p95 0.16 ms, max 0.23 ms, whole batches of either runner now and then running 0.06-0.12 ms
+# per call slow, and the baseline's side as noisy as 4.7 % of a long call (BOUND_BASE_REL). REL is
+# of the judge's own clock, never of the candidate's samples: a runner that shaves its samples
+# (until session 23, REL 1.0 of the candidate's median sample) raised its own allowance with them,
+# and a 45 % shave passed. CPU: a shared 2-core machine, where times are not meaningful anyway.
 BOUND_ABS_MS = {"gpu": 0.5, "cpu": 25.0}
-BOUND_REL = 1.0
+BOUND_REL = 0.2
 FLOOR_CALLS = 100           # the empty calls whose unexplained time floors "steps skipped" (ConfigJudge._harness_floor)
 BOUND_BASE_REL = 0.10      # the negative side's limit, as a share of the baseline's median (_bound)
 TIMEOUTS_S = {"build": 900.0, "inputs": 300.0, "call": 300.0, "capture": 300.0, "time": 600.0,

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 from runner.evaluator import arena, devtrace, protocol, timing
-from runner.evaluator.judge import policy
+from runner.evaluator.judge import dram, policy
 from runner.evaluator.judge.runners import RunnerClient, RunnerFailed, interference, placement_for
 from runner.evaluator.judge.values import (Frozen, Mismatch, SentInputs, canonical_for, compare, out_buffers,
                                            received)
@@ -134,6 +134,7 @@ class Rounds:
         by_round = {name: [] for name in runners}   # each round's samples (timing.stats)
         gaps = {name: [] for name in runners}
         walls = {name: [] for name in runners}     # (judge's ms, n, sum of samples ms) per batch
+        spans = {name: [] for name in runners}     # (host ns at its request, at its reply, n) per batch: dram.py
         traced_at = []      # (runner, round, first sample's index there, its trace batch's index) per timed batch
         orders = []
         planned, round_index = rounds, 0
@@ -156,10 +157,11 @@ class Rounds:
                     seed = self.rng.getrandbits(62)
                     traced = len(runner.trace_batches)
                     with self._stopped(candidate if name == "baseline" else None):
-                        started = time.perf_counter()
+                        started, host_ns = time.perf_counter(), time.time_ns()
                         reply = self._batch(runner, n, {**common, "pad_ms": pad, **unheld.get(name, {})}, keep=True, seed=seed,
                                             evidence=name == "candidate" and not probe)
                         wall_ms = (time.perf_counter() - started) * 1000.0
+                        spans[name].append((host_ns, time.time_ns(), n))
                     self.phases.seconds[f"timing: {name} batches"] += wall_ms / 1000.0
                     walls[name].append((wall_ms, n, sum(reply["samples"])))
                     if len(runner.trace_batches) == traced + 1:
@@ -174,6 +176,11 @@ class Rounds:
             round_index += 1
             if round_index == rounds:     # a config whose rounds spread widely (the CPU: a cheap one): more of them
                 rounds += timing.more_rounds(by_round["baseline"], by_round["candidate"], planned)
+        unflushed = {}
+        if not probe and self._unflushed_wanted(graph):
+            with self.phases("timing: unflushed batches"):
+                unflushed = self._unflushed(runners, args, expected, {**common, "pad_ms": pad},
+                                            unheld, min(per_round, capacity))
         segments = self._segments(runners)
         if segments is not None:
             self._floor_at_device_time(runners, segments, by_round, traced_at)
@@ -181,7 +188,7 @@ class Rounds:
                  for name in runners}
         timed["candidate"] = timing.paired(timed["baseline"], timed["candidate"])
         floor = None
-        bound = self._bound(walls, timed["baseline"], timed["candidate"])
+        bound = self._bound(walls, timed["baseline"])
         if not probe and bound["short_ms"] < -bound["low_limit_ms"]:
             # "steps skipped" would be said against the baseline's own batches: read it against the
             # harness floor as well (measured only here: 100 calls a config took 0.13-0.27 s on an H200, and it can
@@ -189,7 +196,7 @@ class Rounds:
             with self.phases("timing: harness floor"):
                 floor = self._harness_floor(baseline, candidate, min(per_round, capacity, policy.FLOOR_CALLS),
                                             {**common, "pad_ms": pad, **unheld.get("candidate", {})})
-            bound = self._bound(walls, timed["baseline"], timed["candidate"], floor)
+            bound = self._bound(walls, timed["baseline"], floor)
         if not probe:
             self.timing_setup[(config.split, config.name)] = {
                 "common": {**common, "pad_ms": pad, **unheld.get("baseline", {})}, "graph": graph, "capacity": capacity, "arena": layout is not None,
@@ -208,7 +215,72 @@ class Rounds:
             "round_samples": by_round if os.environ.get("GAUNTLET_JUDGE_TRACE_SAMPLES") else None})
         if not probe:
             self._read_trace(config, baseline, candidate, segments)
+            self._read_dram(config, spans, unflushed)
         return timed["baseline"], timed["candidate"], bound
+
+    def _unflushed_wanted(self, graph: bool) -> bool:
+        return (self.dram is not None and self.regime == "cold" and not graph
+                and (policy.DRAM_UNFLUSHED[self.kind] or os.environ.get("GAUNTLET_DRAM_UNFLUSHED") == "1"))
+
+    def _unflushed(self, runners: dict, args, expected: Frozen, common: dict, unheld: dict, n: int) -> dict:
+        """The DRAM witness's differential (dram.unflushed_findings): one batch of n calls a runner with
+        no flush (the warm regime for that batch alone), each (host ns at its request, at its reply, n);
+        the candidate's outputs checked as a timed batch's, at policy.UNFLUSHED_CHECKS repetitions (its
+        DRAM reads there must be a correct kernel's), its records no timed batch's (RunnerClient:
+        `unflushed`)."""
+        out = {}
+        for name, runner in runners.items():
+            seed = self.rng.getrandbits(62)
+            with self._stopped(runners["candidate"] if name == "baseline" else None):
+                host_ns = time.time_ns()
+                reply = self._batch(runner, n, {**common, **unheld.get(name, {}), "regime": "warm", "unflushed": True},
+                                    keep=True, seed=seed, evidence=name == "candidate")
+                out[name] = (host_ns, time.time_ns(), n)
+            if name == "candidate":
+                with self.phases("timing: repetition checks"):
+                    for _ in range(policy.UNFLUSHED_CHECKS):
+                        self._check_repetition(runner, args, expected, seed, reply["digests"])
+            runner.request({"op": "release"})
+        return out
+
+    def _read_dram(self, config: Config, spans: dict, unflushed: dict | None = None) -> None:
+        """The DRAM witness (dram.py) over this config's timed batches, and its unflushed ones where
+        the judge ran them, where the judge runs a witness."""
+        if self.dram is None or self.regime != "cold":
+            return
+        extra = [unflushed["baseline"], unflushed["candidate"]] if unflushed else []
+        with self.phases("timing: dram witness"):     # one read of all: the rounds interleave them
+            every = self.dram.reads(spans["baseline"] + spans["candidate"] + extra)
+        if every is None:
+            ended = self.dram.stop()
+            self._dram_lost(config, f"the judge's DRAM witness ended while the candidate's code was loaded (on "
+                                    f"{config.name}, rc={ended['rc']}: {ended['stderr'][-120:].strip()})")
+            return
+        split, timed = len(spans["baseline"]), len(spans["baseline"]) + len(spans["candidate"])
+        unseen = dram.unseen(every[:split], every[split:timed], self.dram.flush_bytes, self.dram.l2_bytes,
+                             every[timed:])
+        if unseen:
+            trace_record(lambda: {"config": config.name, "dram": {"unseen": unseen, "coverage": [
+                round(r.coverage, 3) for r in every]}})
+            self.dram.stop()
+            self._dram_lost(config, f"{unseen} on {config.name}")
+            return
+        found, notes, record = dram.flush_findings(every[:split], every[split:timed], self.dram.flush_bytes,
+                                                   self.dram.l2_bytes)
+        if extra:
+            more, more_notes, record["unflushed"] = dram.unflushed_findings(
+                every[:split], every[split:timed], *every[timed:], self.dram.flush_bytes, self.dram.l2_bytes)
+            found, notes = found + more, notes + more_notes
+        trace_record(lambda: {"config": config.name, "dram": record})
+        self.row_notes += notes
+        self.flags += [f"{finding} ({config.name})" for finding in found]
+
+    def _dram_lost(self, config: Config, why: str) -> None:
+        """The flush was not witnessed: no pass and no failure (the evaluation: infra_error, redone by
+        --resume); the witness read no more."""
+        self.dram_lost = f"{why}: the L2 flush was not witnessed"
+        self.row_notes.append(f"note: no DRAM witness on {config.name} and after ({self.dram_lost})")
+        self.dram = None
 
     @staticmethod
     def _segments(runners: dict) -> dict | None:
@@ -422,7 +494,7 @@ class Rounds:
         del device_outs
         compare(self.task, got, want, what=f" (timed repetition {index}, checked after the batch)", canon=canon)
 
-    def _bound(self, walls: dict, base, cand, floor: float | None = None) -> dict:
+    def _bound(self, walls: dict, base, floor: float | None = None) -> dict:
         """The judge's clock against the samples: per call, the wall time the samples do not explain
         (flush, spin, sync, perturbation, digest, the runner's own loop), candidate less baseline."""
         def unexplained(batches):
@@ -431,7 +503,8 @@ class Rounds:
         base_over = statistics.median(base_batches)
         cand_over = statistics.median(unexplained(walls["candidate"]))
         excess = cand_over - base_over
-        limit = max(policy.BOUND_ABS_MS[self.kind], policy.BOUND_REL * cand.time_ms)
+        cand_wall = statistics.median(wall / n for wall, n, _ in walls["candidate"])
+        limit = max(policy.BOUND_ABS_MS[self.kind], policy.BOUND_REL * cand_wall)
         # Below zero the figure subtracts the baseline's own unexplained time, as noisy as the
         # baseline's calls are long (an H100 read -0.85 and -0.87 ms on an honest kernel beside an
         # 18.7 ms naive baseline, 4.7 %): that side's limit grows with the baseline too, with 2x room.

@@ -11,6 +11,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
@@ -21,6 +22,9 @@ from runner.evaluator.isolation import Isolation, prepare_workdir
 from runner.evaluator.judge import policy
 from runner.evaluator.judge.procwatch import ProcessWatch
 from runner.evaluator.protocol import ProtocolError
+from runner.sandbox.base import ResourceLimits, parse_size
+from runner.sandbox.cgroups import ExecGroup
+from runner.sandbox.hostfs import DiskWatch
 
 
 class RunnerFailed(Exception):
@@ -193,9 +197,13 @@ class RunnerClient:
         if self.trace is not None:
             env.update(devtrace.runner_env(trace_library, self.trace.write_fd))
             pass_fds.append(self.trace.write_fd)
+        # the candidate's processes share a memory and a pid cap where cgroups are writable (the
+        # baseline runs the task's own code): its exhaustion is its own OOM kill, never the judge's
+        self.group = runner_group(self.workdir.name) if role == "candidate" else None
         log = open(self.log_path, "wb")
         try:
-            self.proc = subprocess.Popen(isolation.wrap(argv, self.workdir, role), env=env,
+            self.proc = subprocess.Popen([*(self.group.prefix() if self.group else []),
+                                          *isolation.wrap(argv, self.workdir, role)], env=env,
                                          cwd=str(self.workdir), stdin=subprocess.DEVNULL, stdout=log,
                                          stderr=subprocess.STDOUT, pass_fds=tuple(pass_fds),
                                          start_new_session=True)
@@ -217,6 +225,7 @@ class RunnerClient:
             self.watch = ProcessWatch(self.proc.pid, str(self.workdir), members=self.members if self.uid is not None else None,
                                       runner_uid=own_uid).start()
         self.op_seconds: dict[str, float] = defaultdict(float)   # as the runner reports them (a record only)
+        self.disk = DiskGuard(self) if role == "candidate" else None
 
     def request(self, message: dict, fds=()) -> dict:
         """Send one command, wait for its reply (bounded), check its shape."""
@@ -261,7 +270,9 @@ class RunnerClient:
             samples = reply.get("samples") if reply["ok"] and isinstance(reply.get("samples"), list) else []
             waited = time.perf_counter()
             records = self.trace.take_batch()
-            if not message.get("empty"):       # the harness floor's calls launch nothing: no evidence
+            # the harness floor's calls launch nothing; the DRAM witness's unflushed batch has no flush
+            # to find (both untimed, their outputs checked): no evidence for the timed calls' rules
+            if not message.get("empty") and not message.get("unflushed"):
                 self.trace_batches.append((records, int(message["n"]), samples))
             self.op_seconds["judge: trace wait"] += time.perf_counter() - waited
         return reply
@@ -364,6 +375,8 @@ class RunnerClient:
             code = self.proc.wait(timeout=wait_s)
         except subprocess.TimeoutExpired:
             return ""
+        if self.disk is not None and self.disk.reason:
+            return f"; the judge killed it: {self.disk.reason}"
         if code < 0:
             return f"; its process was killed by {_signal_name(-code)}"
         if code > 128:          # a sandbox's wrapper (bwrap) passes its child's death by signal on so
@@ -395,8 +408,11 @@ class RunnerClient:
         # says why: its last lines come too.
         crash = text.rfind("Fatal Python error")
         if crash >= 0:
+            # a C++ exception's message comes before its backtrace (c10::Error's runs ~25 frames)
+            why = text.rfind("what():", 0, crash)
+            message = text[why:crash].splitlines()[:2] if why >= 0 else []
             before = text[max(0, crash - policy.LOG_TAIL_BYTES // 2):crash].splitlines()[-4:]
-            text = "\n".join([*before, text[crash:crash + policy.LOG_TAIL_BYTES]]).strip()
+            text = "\n".join([*message, *before, text[crash:crash + policy.LOG_TAIL_BYTES]]).strip()
         else:
             text = text[-policy.LOG_TAIL_BYTES:].strip()
         return f": {text}" if text else ""
@@ -430,7 +446,11 @@ class RunnerClient:
                 self.proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 pass
+        if self.disk is not None:
+            self.disk.stop()
         self.kill()             # the process group, whatever is left of it
+        if self.group is not None:
+            self.group.close()  # and whatever of its cgroup is left (a process that left the group)
         self.sock.close()
         if self.trace is not None:
             self.trace.join()
@@ -465,6 +485,67 @@ def placement_for(layout: "arena.Layout | None", rng) -> dict:
     """What a timed batch is told of where its buffers go: a new draw in the config's arena, or
     nothing (each runner places its own)."""
     return {"placement": layout.draw(rng)} if layout is not None else {}
+
+
+RUNNER_MEMORY_ENV, RUNNER_PIDS = "GAUNTLET_RUNNER_MEMORY", 4096
+
+
+def runner_limits() -> ResourceLimits:
+    """The candidate runner's cgroup caps: half the host's memory (GAUNTLET_RUNNER_MEMORY), tmpfs
+    pages included, no swap; 4096 tasks (threads count); every core (its time is measured, never
+    throttled)."""
+    try:
+        with open("/proc/meminfo") as fh:
+            total = int(next(line for line in fh if line.startswith("MemTotal:")).split()[1]) * 1024
+    except (OSError, StopIteration, ValueError, IndexError):
+        total = 16 << 30
+    memory = os.environ.get(RUNNER_MEMORY_ENV)
+    return ResourceLimits(memory=parse_size(memory) if memory else total // 2, cpus=float(os.cpu_count() or 1),
+                          pids=RUNNER_PIDS)
+
+
+def runner_group(token: str) -> ExecGroup:
+    """The candidate runner's cgroup (ExecGroup.enforced says what holds: "none: why" where cgroups
+    are not writable, and then only the file, tmpfs and OOM-order limits of isolation.py do)."""
+    return ExecGroup(token, runner_limits())
+
+
+RUNNER_DISK_MAX_ENV, RUNNER_DISK_MAX, RUNNER_DISK_FILES = "GAUNTLET_RUNNER_DISK_MAX", "16g", 100_000
+
+
+class DiskGuard:
+    """The candidate runner's work dir watched from a thread of the judge's (every PERIOD_S): past its
+    cap (bytes in its tree and in deleted files its processes hold open, or entries), or with the
+    filesystem nearly full, the runner is killed: its failure, config by config, before the disk the
+    judge writes its verdict to is full (that would be an infra_error, not scored and redone). Each
+    file is capped by RLIMIT_FSIZE (isolation.py); this bounds their number and sum."""
+
+    PERIOD_S = 0.25
+
+    def __init__(self, runner: "RunnerClient"):
+        self.runner, self.reason = runner, None
+        size = parse_size(os.environ.get(RUNNER_DISK_MAX_ENV, RUNNER_DISK_MAX))
+        self.watch = DiskWatch(runner.workdir, size, RUNNER_DISK_FILES, names=("its work dir", "the runner"))
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="gauntlet-disk-guard", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.PERIOD_S):
+            if self.runner.proc.poll() is not None:
+                return
+            try:
+                why = self.watch.check(self.runner.members())
+            except OSError:
+                continue
+            if why:
+                self.reason = why
+                self.runner.kill()
+                return
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
 
 
 def close_all(runners: list[RunnerClient]) -> None:

@@ -13,7 +13,9 @@ Python (Triton categories) is checked in two passes over its `ast`:
    by a numpy call `numpy.ndarray()`; what the file cannot tell (a parameter) is `?`.
 2. Rules over origins: what is reached (modules that escape the process, harness internals, dynamic
    code), what is called (PyTorch or NumPy computing the result), what is written (patched timers),
-   and which attributes are touched (dunders, frames, tensor subclassing).
+   and which attributes are touched (dunders, frames, tensor subclassing). Strings are read on their
+   own too: one that names a forbidden module or holds a dunder path is flagged whoever receives it,
+   since no list of the functions that turn a string into a module is complete.
 A method is read as PyTorch compute only on a receiver that resolves to torch, or, for a name no
 other Python object has (`.softmax()`, `.mul_()`), on a receiver of unknown origin; `s.add(x)` on a
 set, or on an object of unknown origin, is not.
@@ -41,6 +43,7 @@ import ast
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 from runner.evaluator.protocol import ALLOWED_ATEN
@@ -58,7 +61,8 @@ FORBIDDEN_MODULES = {
     **dict.fromkeys(("ctypes", "cffi", "mmap"), "native_access"),
     **dict.fromkeys(("gc", "inspect", "importlib", "imp", "frozen_importlib", "frozen_importlib_external",
                      "builtins", "weakref", "types", "traceback", "runpy", "code", "codeop", "pdb", "bdb",
-                     "trace", "tracemalloc", "pkgutil", "zipimport", "site", "copyreg", "dis"), "introspection"),
+                     "trace", "tracemalloc", "pkgutil", "zipimport", "site", "copyreg", "dis", "pydoc"),
+                    "introspection"),
     **dict.fromkeys(("threading", "thread", "multiprocessing", "concurrent", "asyncio"), "thread_injection"),
     **dict.fromkeys(("time", "timeit", "unittest"), "timer_patching"),
     **dict.fromkeys(("runner", "gauntlet_reference", "reference", "__main__"), "harness_access"),
@@ -104,7 +108,7 @@ FORBIDDEN_BUILTINS = {
     "__import__": "introspection", "eval": "introspection", "exec": "introspection",
     "compile": "introspection", "globals": "introspection", "locals": "introspection",
     "vars": "introspection", "setattr": "introspection", "delattr": "introspection",
-    "__loader__": "introspection", "__spec__": "introspection",
+    "__loader__": "introspection", "__spec__": "introspection", "__doc__": "introspection",
     "open": "process_control", "breakpoint": "process_control", "input": "process_control",
     "exit": "process_control", "quit": "process_control",
 }
@@ -112,7 +116,8 @@ FORBIDDEN_BUILTINS = {
 DUNDER_ATTRS = {"__dict__", "__globals__", "__code__", "__builtins__", "__subclasses__", "__bases__",
                 "__base__", "__class__", "__mro__", "__closure__", "__defaults__", "__kwdefaults__",
                 "__getattribute__", "__setattr__", "__import__", "__loader__", "__spec__", "__self__",
-                "__func__", "__traceback__", "__reduce__", "__reduce_ex__", "__wrapped__"}
+                "__func__", "__traceback__", "__reduce__", "__reduce_ex__", "__wrapped__",
+                "__doc__"}    # a docstring read back: the one string the string rule below leaves alone
 FRAME_ATTRS = {"f_back", "f_globals", "f_locals", "f_builtins", "f_code", "f_trace", "tb_frame", "tb_next",
                "gi_frame", "cr_frame", "ag_frame"}
 TIMING_ATTRS = {"record", "elapsed_time", "synchronize", "perf_counter", "perf_counter_ns", "monotonic",
@@ -166,6 +171,10 @@ HALF_ORIGINS = {"torch.float16", "torch.half", "torch.bfloat16", "torch.float8_e
                 "triton.language.float8e4b15", "triton.language.float8e4b8", "triton.language.float8e5b16",
                 "numpy.float16"}
 HALF_METHODS = {"half", "bfloat16"}
+# Triton's reduced float types however reached (`tl.core.float16`, `triton.language.standard...`) and
+# the names `tl.dtype(...)` takes for them
+TRITON_HALF_NAME = re.compile(r"float16|bfloat16|fp16|bf16|half|float8\w*|fp8\w*")
+TRITON_DOT_PRECISION_ARGS = {3: "input_precision", 4: "allow_tf32"}    # tl.dot(a, b, acc, PRECISION)
 REDUCED_PRECISION_ATTRS = {"allow_tf32", "allow_fp16_reduced_precision_reduction",
                            "allow_bf16_reduced_precision_reduction"}
 REDUCED_PRECISION_CALLS = {"torch.set_float32_matmul_precision"}
@@ -190,6 +199,45 @@ PASS_THROUGH_CALLS = {"functools.partial", "builtins.next", "builtins.iter", "bu
 MODULE_LOADERS = {"builtins.__import__", "importlib.import_module", "importlib.__import__",
                   # "pkg.mod.attr" (or "pkg.mod:attr") to the object: an import and attribute lookups
                   "torch._utils._import_dotted_name", "pkgutil.resolve_name"}
+# MODULE_LOADERS is no wall: any function that takes a dotted name (pydoc.locate, logging.config's
+# _resolve, torch.package's importers, string.Formatter().get_field's field paths) turns a string
+# into the runner's modules. So the string itself is read, whoever it is handed to or none: a string
+# constant (after the resolver's folding) that is a dotted name of a forbidden module (`runner...`,
+# `__main__`, `sys`: FORBIDDEN_MODULES) or that holds a dunder or frame attribute path is
+# `introspection`. Exempt: docstrings (which `.__doc__`, `__doc__` and pydoc, all flagged, would read
+# back), the "__main__" of `__name__ == "__main__"`, and the device name "cuda" (cuda-python's module
+# shares it; its import stays library_fallback). Prose holding a module's name ("reads sys") is no
+# name a loader takes and is not flagged.
+_STRING_MODULE_PATH = re.compile(r"\s*([A-Za-z_]\w*)(?:\s*[.:]\s*[A-Za-z_]\w*)*\s*")
+_STRING_DUNDER_PATH = re.compile(r"\.\s*__\w+__")     # `.__x__` anywhere in the string
+_STRING_WORD = re.compile(r"\w+")                          # a word of DUNDER_ATTRS or FRAME_ATTRS
+STRING_NOT_A_MODULE = {"cuda"}
+
+
+def _harness_classes() -> frozenset[str]:
+    """The classes the runner's modules define (runner/evaluator/*.py, the code that runs in the
+    candidate's process beside it), read from their source: what a patch of the runner writes through."""
+    names: set[str] = set()
+    for path in Path(__file__).resolve().parent.parent.glob("*.py"):
+        try:
+            tree = ast.parse(path.read_text())
+        except (OSError, SyntaxError, ValueError):
+            continue
+        names.update(node.name for node in tree.body if isinstance(node, ast.ClassDef))
+    return frozenset(names)
+
+
+HARNESS_CLASSES = _harness_classes()
+
+
+def _attribute_chain(node: ast.AST | None) -> set[str]:
+    """The attribute names an expression is reached through (`f().A.B` -> {A, B}), past calls and items."""
+    names = set()
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        if isinstance(node, ast.Attribute):
+            names.add(node.attr)
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return names
 
 
 def _root(origin: str) -> str:
@@ -655,16 +703,27 @@ def _is_torch_compute(origin: str) -> bool:
     if _root(origin) != "torch":
         return False
     if VALUE in origin:  # a method of a tensor
-        return _last(origin) in TORCH_COMPUTE | TENSOR_COMPUTE_METHODS
+        return _last(origin) in TORCH_COMPUTE | TENSOR_COMPUTE_METHODS | TENSOR_INPLACE_COMPUTE
     if any(_under(origin, p) for p in TORCH_NOT_COMPUTE):
         return False
-    return _last(origin) in TORCH_COMPUTE | TENSOR_COMPUTE_METHODS or \
+    return _last(origin) in TORCH_COMPUTE | TENSOR_COMPUTE_METHODS | TENSOR_INPLACE_COMPUTE or \
         any(_under(origin, p) for p in TORCH_COMPUTE_NAMESPACES)
 
 
-def _is_unknown_tensor_method(origin: str) -> bool:
-    """`x.softmax()` on a receiver of unknown origin: a name no other Python object has."""
-    return origin.startswith(UNKNOWN + ".") and _last(origin) in TENSOR_COMPUTE_METHODS - SHARED_METHOD_NAMES
+def _is_unknown_tensor_method(origin: str, call: ast.Call | None = None) -> bool:
+    """`x.softmax()`, `x.topk(5)`, `x.exp_()` on a receiver of unknown origin: a name no other Python
+    object has; `x.sort(-1)`: list.sort takes no positional argument."""
+    if not origin.startswith(UNKNOWN + "."):
+        return False
+    name = _last(origin)
+    return name in UNKNOWN_RECEIVER_COMPUTE or (name in POSITIONAL_ONLY_ON_TENSORS and call is not None and
+                                                 bool(call.args))
+
+
+def _is_half(origin: str) -> bool:
+    """A half/bfloat16/fp8 type: PyTorch's and NumPy's by name, Triton's wherever its module puts it."""
+    return origin in HALF_ORIGINS or (_under(origin, "triton.language") and VALUE not in origin and
+                                      TRITON_HALF_NAME.fullmatch(_last(origin)) is not None)
 
 
 def _is_numpy_compute(origin: str) -> bool:
@@ -710,10 +769,21 @@ class _PythonChecker:
         self.parent = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
         self.kernel_seen = False
         self.in_kernel: set[int] = set()               # @triton.jit bodies: device code, not host PyTorch
+        self.prose: set[int] = set()                   # docstrings, `__name__ == "__main__"`: no names
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and self._triton_decorated(node):
                 self.kernel_seen = True
                 self.in_kernel.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body \
+                    and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
+                self.prose.add(id(node.body[0].value))
+            if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+                sides = (node.left, node.comparators[0])
+                for side, other in (sides, sides[::-1]):
+                    if isinstance(other, ast.Name) and other.id == "__name__" and \
+                            isinstance(side, ast.Constant) and side.value == "__main__":
+                        self.prose.add(id(side))
+        self.strings: dict[int, str | None] = {}       # string expressions' folded values
         for node in ast.walk(tree):
             self._check(node)
 
@@ -768,7 +838,7 @@ class _PythonChecker:
             for target in targets:
                 for t in ast.walk(target):
                     if isinstance(t, ast.Attribute) and isinstance(t.ctx, (ast.Store, ast.Del)):
-                        self._check_write(r.origins(t.value), t.attr, ast.unparse(t), node)
+                        self._check_write(r.origins(t.value), t.attr, ast.unparse(t), node, t.value)
         if isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, ast.MatMult) and \
                 self.custom_kernel and id(node) not in self.in_kernel:
             self.flag("torch_fallback", "@ operator", node)
@@ -776,12 +846,51 @@ class _PythonChecker:
             self._check_attribute_name(node.attr, node)
         if isinstance(node, ast.Call):
             self._check_call(node)
+        if isinstance(node, (ast.Constant, ast.BinOp, ast.JoinedStr, ast.Call, ast.Subscript)):
+            self._check_string(node)
         if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) and self._outermost(node) and \
                 not isinstance(getattr(node, "ctx", ast.Load()), (ast.Store, ast.Del)):
             for origin in r.origins(node):
                 self._check_reference(origin, node)
                 if origin in ("builtins.getattr", "builtins.hasattr"):    # called elsewhere, on a name never read
                     self.flag("introspection", f"{_last(origin)} as a value", node)
+
+    def _string(self, node: ast.AST) -> str | None:
+        """The string a string expression folds to (bytes read as Latin-1), else None."""
+        if id(node) not in self.strings:
+            if isinstance(node, ast.Constant):
+                value = node.value.decode("latin-1") if isinstance(node.value, bytes) else node.value
+            elif isinstance(node, (ast.BinOp, ast.JoinedStr, ast.Call, ast.Subscript)):
+                value = self.resolver.fold(node)
+            else:
+                value = None
+            self.strings[id(node)] = value if isinstance(value, str) else None
+        return self.strings[id(node)]
+
+    def _check_string(self, node: ast.AST) -> None:
+        """A string that names a forbidden module or holds a dunder or frame attribute path, handed to
+        whatever (MODULE_LOADERS is one way of many to use it): where a longer string expression
+        holds it, that one is read instead."""
+        if id(node) in self.prose:
+            return
+        text = self._string(node)
+        if text is None:
+            return
+        parent = self.parent.get(id(node))
+        if isinstance(parent, ast.FormattedValue):
+            parent = self.parent.get(id(parent))
+        if parent is not None and self._string(parent) is not None:
+            return
+        shown = repr(text) if len(text) <= 60 else repr(text[:57]) + "..."
+        path = _STRING_MODULE_PATH.fullmatch(text)
+        if path and text.strip() not in STRING_NOT_A_MODULE:
+            kind = _module_kind(path.group(1))
+            if kind:
+                self.flag("introspection", f"string {shown} names a module ({kind})", node)
+                return
+        if _STRING_DUNDER_PATH.search(text) or \
+                any(w in DUNDER_ATTRS or w in FRAME_ATTRS for w in _STRING_WORD.findall(text)):
+            self.flag("introspection", f"string {shown} holds an attribute path", node)
 
     def _outermost(self, node: ast.AST) -> bool:
         """Not a part of a longer chain (`torch` in `torch.softmax`, `f` in `f(x)`)."""
@@ -803,7 +912,7 @@ class _PythonChecker:
         if self.custom_kernel and id(node) not in self.in_kernel and VALUE not in origin and \
                 (_is_torch_compute(origin) or origin in MATMUL_FUNCTIONS):
             self.flag("torch_fallback", _shown(origin, node), node)
-        if self.fp32_task and origin in HALF_ORIGINS:
+        if self.fp32_task and _is_half(origin):
             self.flag("precision_downgrade", _shown(origin, node), node)
 
     def _check_call(self, node: ast.Call) -> None:
@@ -813,7 +922,7 @@ class _PythonChecker:
             self._check_reference(callee, node.func)
             if _root(callee) == "triton" and _last(callee) == "jit":
                 self.kernel_seen = True
-            if self.custom_kernel and host and (_is_torch_compute(callee) or _is_unknown_tensor_method(callee)):
+            if self.custom_kernel and host and (_is_torch_compute(callee) or _is_unknown_tensor_method(callee, node)):
                 self.flag("torch_fallback", _shown(callee, node.func), node)
             if self.custom_kernel and _is_numpy_compute(callee):
                 self.flag("numpy_compute", _shown(callee, node.func), node)
@@ -833,10 +942,45 @@ class _PythonChecker:
                     key is not None and self.resolver.fold(key) == "pin_memory" for key in kw.value.keys):
                 self.flag("host_memory", "**{'pin_memory': ...}", node)
         if self.fp32_task:
-            for kw in node.keywords:
-                if kw.arg in ("allow_tf32", "input_precision") and isinstance(kw.value, ast.Constant) and \
-                        kw.value.value in (True, "tf32", "tf32x3"):
-                    self.flag("precision_downgrade", f"{kw.arg}={kw.value.value!r}", node)
+            self._check_precision(node)
+
+    def _check_precision(self, node: ast.Call) -> None:
+        """A float32 task: no TF32 in a dot, however the argument is spelled (a name bound to a
+        constant is read through; what the checks cannot read is flagged), no half type."""
+        callees = self.resolver.callees(node)
+        given = [(kw.arg, kw.value) for kw in node.keywords if kw.arg in ("allow_tf32", "input_precision")]
+        dots = [c for c in callees if _under(c, "triton.language") and _last(c) == "dot"]
+        if dots:
+            given += [(name, node.args[i]) for i, name in TRITON_DOT_PRECISION_ARGS.items() if i < len(node.args)]
+        for kw in node.keywords:
+            if kw.arg is None and isinstance(kw.value, ast.Dict):       # **{"input_precision": ...}
+                given += [(k, v) for k, v in ((self.resolver.fold(k) if k is not None else None, v)
+                                              for k, v in zip(kw.value.keys, kw.value.values))
+                          if k in ("allow_tf32", "input_precision")]
+            elif kw.arg is None and dots:
+                self.flag("precision_downgrade", f"**{ast.unparse(kw.value)[:40]} in tl.dot (not readable)", node)
+        for name, value in given:
+            known, folded = self._constant(value)
+            spelled = ast.unparse(value)[:40]
+            if not known:
+                self.flag("precision_downgrade", f"{name}={spelled} (not a constant the checks can read)", node)
+            elif folded in (True, "tf32", "tf32x3"):
+                shown = repr(folded) if isinstance(value, ast.Constant) else f"{folded!r} via {spelled}"
+                self.flag("precision_downgrade", f"{name}={shown}", node)
+        for callee in callees:      # tl.dtype("fp16")
+            if _under(callee, "triton.language") and _last(callee) == "dtype" and node.args:
+                text = self.resolver.fold(node.args[0])
+                if isinstance(text, str) and TRITON_HALF_NAME.fullmatch(text):
+                    self.flag("precision_downgrade", f"{_shown(callee, node.func)}({text!r})", node)
+
+    def _constant(self, node: ast.AST) -> tuple[bool, object]:
+        """(whether the value is known, the value): a literal, a fold, a name bound to None."""
+        if isinstance(node, ast.Constant):
+            return True, node.value
+        folded = self.resolver.fold(node)
+        if folded is not None:
+            return True, folded
+        return self.resolver.origins(node) == {"builtins.NoneType()"}, None
 
     def _check_named_attribute(self, function: str, node: ast.Call) -> None:
         """getattr/hasattr/setattr/delattr: the name must be built from literals, and is then checked
@@ -849,7 +993,8 @@ class _PythonChecker:
         if name in TIMING_ATTRS | DUNDER_ATTRS and function in ("getattr", "hasattr"):
             self.flag("introspection", f"{function}(..., {name!r})", node)
         if function in ("setattr", "delattr"):
-            self._check_write(self.resolver.origins(node.args[0]), name, f"{ast.unparse(node.args[0])}.{name}", node)
+            self._check_write(self.resolver.origins(node.args[0]), name, f"{ast.unparse(node.args[0])}.{name}", node,
+                              node.args[0])
 
     def _check_attribute_name(self, attr: str, node: ast.AST) -> None:
         if attr in DUNDER_ATTRS or attr in FRAME_ATTRS:
@@ -857,12 +1002,18 @@ class _PythonChecker:
         elif attr in SUBCLASS_ATTRS:
             self.flag("tensor_subclass", f".{attr}", node)
 
-    def _check_write(self, receivers: frozenset[str], attr: str, spelled: str, node: ast.AST) -> None:
+    def _check_write(self, receivers: frozenset[str], attr: str, spelled: str, node: ast.AST,
+                     receiver: ast.AST | None = None) -> None:
         """An attribute written (or deleted): patching a module the harness or reference uses."""
         for origin in sorted(receivers):
             root = _root(origin)
             if VALUE not in origin and root.isidentifier() and (root in PATCHED_ROOTS or _module_kind(root)):
                 self.flag("timer_patching", f"assignment to {origin}.{attr}", node)
+        # Through a call's result or an object the file cannot tell (`locate(name).TorchOpWatch.observe`),
+        # no origin names the module: a class of the runner's on the path does.
+        chain = _attribute_chain(receiver)
+        if chain & HARNESS_CLASSES and any(VALUE in o or o.startswith(UNKNOWN) for o in receivers):
+            self.flag("harness_access", f"assignment to {spelled} (a class of the runner's)", node)
         if attr in TIMING_ATTRS:
             self.flag("timer_patching", f"assignment to {spelled}", node)
         if attr in REDUCED_PRECISION_ATTRS:
@@ -886,11 +1037,11 @@ def python_findings(source: str, *, custom_kernel: bool = True, fp32_task: bool 
         tree = ast.parse(source, filename=filename)
     except (SyntaxError, ValueError):
         return [], Counter()  # the import fails and the compile gate reports it
-    except RecursionError:
+    except (RecursionError, MemoryError):     # the parser's stack: the candidate's doing, never the judge's error
         return [f"obfuscation: expressions nested too deeply to check ({filename})"], Counter()
     try:
         checker = _PythonChecker(tree, custom_kernel=custom_kernel, fp32_task=fp32_task, filename=filename)
-    except RecursionError:
+    except (RecursionError, MemoryError):
         return [f"obfuscation: expressions nested too deeply to check ({filename})"], Counter()
     return checker.flags(), Counter({key: len(sites) for key, sites in checker.torch_sites.items()})
 
@@ -1056,6 +1207,16 @@ def _torch_name_allowed(name: str) -> bool:
 
 
 ATEN_COMPUTE_NAMES = frozenset(name for name in ATEN_NAMES if not _torch_name_allowed(name))
+# Python: every in-place ATen op off the allow list (`exp_`, `cumsum_`, `addmm_`, `index_add_`): a
+# trailing underscore is PyTorch's own spelling, so a method of that name is a tensor's on any receiver.
+TENSOR_INPLACE_COMPUTE = frozenset(name for name in ATEN_COMPUTE_NAMES if name.endswith("_") and
+                                   not name.startswith("_"))
+# Python: the compute names read on a receiver of unknown origin, the torch compute set's ATen names
+# (`topk`, `argmax`, `cumprod`) and the in-place ops, less the names other Python objects have too.
+UNKNOWN_RECEIVER_COMPUTE = frozenset(((TORCH_COMPUTE | TENSOR_COMPUTE_METHODS) & ATEN_NAMES |
+                                      TENSOR_COMPUTE_METHODS) - SHARED_METHOD_NAMES | TENSOR_INPLACE_COMPUTE)
+# Shared names whose Python namesakes take no positional argument (list.sort): with one, a tensor's.
+POSITIONAL_ONLY_ON_TENSORS = {"sort"}
 # Methods other C++/CUDA objects have too (cooperative groups' tile.any/all, std::vector::resize,
 # std::list::sort/unique, std::array::fill): never read as a tensor's.
 NATIVE_SHARED_METHOD_NAMES = {"any", "all", "resize", "sort", "unique", "fill"}

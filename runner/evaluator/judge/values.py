@@ -103,13 +103,21 @@ def make_inputs(reference, config: Config, generator, torch_device: str) -> list
     return args
 
 
-def run_reference(reference, args) -> Frozen:
-    """The reference's outputs on (copies of) `args`; a raise or a non-tensor output is the task's error."""
+def run_reference(reference, args, as_baseline: bool = False) -> Frozen:
+    """The reference's outputs on (copies of) `args`; a raise or a non-tensor output is the task's error.
+    `as_baseline`: the reference is also the task's baseline, run in a kernel runner, so its outputs
+    must meet every kernel's contract (protocol.output_problem) or the baseline fails that config."""
+    copies = clone_args(args)
     try:
-        out = reference.reference(*clone_args(args))
+        out = reference.reference(*copies)
     except Exception as exc:
         raise TaskBroken(f"the reference raised {type(exc).__name__}: {str(exc)[:200]}") from None
-    return freeze_reference(out)
+    frozen = freeze_reference(out)
+    problem = protocol.output_problem(as_tuple(out), copies) if as_baseline else None
+    if problem:
+        raise TaskBroken(f"the reference is the baseline and breaks the outputs' contract: {problem} (return a "
+                         "new tensor: a kernel's outputs never alias its inputs)")
+    return frozen
 
 
 def _relevant_strides(shape, stride):
@@ -240,7 +248,8 @@ def received(buffers: list[Shared], meta, device: str = "cpu") -> Frozen:
     for i, m in enumerate(meta):
         dtype, shape = str(m.get("dtype"))[:40], m.get("shape")
         if not isinstance(shape, list) or len(shape) > policy.MAX_DIMS or \
-                not all(type(s) is int and 0 <= s < policy.MAX_EXTENT for s in shape):
+                not all(type(s) is int and 0 <= s < policy.MAX_EXTENT for s in shape) or \
+                math.prod(shape) >= policy.MAX_EXTENT:     # each extent in range, their product too (torch's int64)
             for b in buffers:
                 b.close()
             raise RunnerFailed("malformed output shape")

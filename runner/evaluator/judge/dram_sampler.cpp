@@ -1,20 +1,23 @@
-/* The device's own counters, sampled from a process of their own (C++ only for CUPTI's host header; bench/dram_probe.py builds and
- * runs this; the judge does not use it yet).
+/* The device's DRAM counters, sampled for the whole device from a process of the judge's
+ * (judge/dram.py builds, starts and reads it; C++ only for CUPTI's host header).
  *
  * Why: whether a call ran with its inputs in the L2 is a fact about the device, not about the
  * kernels the trace names. A flush pointed elsewhere (the harness's reduction over memory the L2
  * already holds) launches the same kernel, with the same blocks, for as long; only the DRAM
  * traffic differs. CUPTI's PM sampling reads the device's performance monitors at a fixed
- * interval; if it does so for the whole device from a process the candidate cannot reach, the
- * bytes each flush and each call read from DRAM are evidence from outside the candidate's process.
+ * interval, device-wide, from this process: nothing in the candidate's process hosts it.
  *
- *   pm_sampler DEVICE INTERVAL_NS OUT [METRIC ...]     samples until SIGTERM/SIGINT, then drains
- *   pm_sampler DEVICE --list OUT                       the PM-sampling base metrics of the chip
+ *   dram_sampler DEVICE INTERVAL_NS OUT [METRIC ...]   samples until SIGTERM/SIGINT, then drains
+ *   dram_sampler DEVICE --list OUT                     the PM-sampling base metrics of the chip
  *
  * OUT gets one line per sample: "start_ns end_ns value...", after a header "# chip=... metrics=..."
- * and before a trailer "# samples=N passes=P overflow=0|1 ...". "ready" goes to stdout once
- * sampling has started. Any CUPTI failure is one line "error: <call>: <CUPTI's words>" on stderr,
- * and exit code 2 (insufficient privileges is the likeliest on a shared host).
+ * and before a trailer "# samples=N passes=P overflow=0|1 ...", flushed after every decode pass.
+ * Sample times are the device's globaltimer; "# clock HOST_NS GPU_NS RTT_NS" lines pair it with the
+ * host's CLOCK_REALTIME (a one-thread kernel of this process reads %globaltimer; HOST_NS is the
+ * middle of the launch-to-return span, RTT_NS its length): one after start, one more per SIGUSR1
+ * (the judge asks while no runner works: the kernel is this context's, and a context switch). "ready"
+ * goes to stdout once sampling has started. Any CUPTI failure is one line "error: <call>: <CUPTI's
+ * words>" on stderr and exit code 2 (insufficient privileges is the likeliest on a shared host).
  */
 #include <cupti.h>
 #include <cupti_pmsampling.h>
@@ -30,8 +33,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t stop_asked = 0;
+static volatile sig_atomic_t stop_asked = 0, clock_asked = 0;
 static void on_signal(int sig) { (void)sig; stop_asked = 1; }
+static void on_clock(int sig) { (void)sig; clock_asked = 1; }
 
 static void fail(const char *call, CUptiResult res) {
     const char *words = "";
@@ -43,8 +47,10 @@ static void fail(const char *call, CUptiResult res) {
 
 /* A context of our own on the device (CUPTI's profiler wants one in the process); the driver is
  * opened at run time so that this builds where only CUPTI's headers and library are. */
+static void *cuda = NULL;
+
 static void driver_context(int device) {
-    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+    cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
     if (!cuda) { fprintf(stderr, "error: dlopen libcuda.so.1: %s\n", dlerror()); exit(2); }
     int (*cuInit)(unsigned) = (int (*)(unsigned))dlsym(cuda, "cuInit");
     int (*cuDeviceGet)(int *, int) = (int (*)(int *, int))dlsym(cuda, "cuDeviceGet");
@@ -58,6 +64,63 @@ static void driver_context(int device) {
         fprintf(stderr, "error: the driver refused a context (%d)\n", rc);
         exit(2);
     }
+}
+
+/* The globaltimer against the host's clock: a one-thread kernel stores %globaltimer; the pair with
+ * the least launch-to-return span of five is kept. */
+static const char CLOCK_PTX[] =
+    ".version 8.0\n.target sm_75\n.address_size 64\n"
+    ".visible .entry gauntlet_globaltimer(.param .u64 out) {\n"
+    "  .reg .b64 %rd<3>;\n"
+    "  ld.param.u64 %rd1, [out];\n"
+    "  cvta.to.global.u64 %rd1, %rd1;\n"
+    "  mov.u64 %rd2, %globaltimer;\n"
+    "  st.global.u64 [%rd1], %rd2;\n"
+    "  ret;\n}\n";
+
+static unsigned long long realtime_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+}
+
+static void clock_pair(FILE *out) {
+    static void *function = NULL;
+    static unsigned long long device_word = 0;
+    typedef int (*load_t)(void **, const void *);
+    typedef int (*get_t)(void **, void *, const char *);
+    typedef int (*alloc_t)(unsigned long long *, size_t);
+    typedef int (*launch_t)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
+                            void **, void **);
+    typedef int (*sync_t)(void);
+    typedef int (*copy_t)(void *, unsigned long long, size_t);
+    launch_t launch = (launch_t)dlsym(cuda, "cuLaunchKernel");
+    sync_t sync = (sync_t)dlsym(cuda, "cuCtxSynchronize");
+    copy_t copy = (copy_t)dlsym(cuda, "cuMemcpyDtoH_v2");
+    if (!function) {
+        load_t load = (load_t)dlsym(cuda, "cuModuleLoadData");
+        get_t get = (get_t)dlsym(cuda, "cuModuleGetFunction");
+        alloc_t alloc = (alloc_t)dlsym(cuda, "cuMemAlloc_v2");
+        void *module = NULL;
+        int rc;
+        if (!load || !get || !alloc || !launch || !sync || !copy) { fprintf(out, "# clock error=entry points\n"); return; }
+        if ((rc = load(&module, CLOCK_PTX)) || (rc = get(&function, module, "gauntlet_globaltimer"))
+            || (rc = alloc(&device_word, 8))) {
+            function = NULL;
+            fprintf(out, "# clock error=%d\n", rc);
+            return;
+        }
+    }
+    unsigned long long best_host = 0, best_gpu = 0, best_rtt = ~0ull;
+    for (int k = 0; k < 5; k++) {
+        void *params[] = {&device_word};
+        unsigned long long gpu = 0, before = realtime_ns();
+        if (launch(function, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL) || sync()) { fprintf(out, "# clock error=launch\n"); return; }
+        unsigned long long after = realtime_ns();
+        if (copy(&gpu, device_word, 8)) { fprintf(out, "# clock error=copy\n"); return; }
+        if (after - before < best_rtt) { best_rtt = after - before; best_host = before + (after - before) / 2; best_gpu = gpu; }
+    }
+    fprintf(out, "# clock %llu %llu %llu\n", best_host, best_gpu, best_rtt);
 }
 
 static uint8_t *availability(int device, size_t *size) {
@@ -187,9 +250,12 @@ int main(int argc, char **argv) {
 
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
+    signal(SIGUSR1, on_clock);
     CUpti_PmSampling_Start_Params start = {CUpti_PmSampling_Start_Params_STRUCT_SIZE};
     start.pPmSamplingObject = sampler;
     CHECK(cuptiPmSamplingStart(&start));
+    clock_pair(out);
+    fflush(out);
     printf("ready\n");
     fflush(stdout);
 
@@ -205,6 +271,10 @@ int main(int argc, char **argv) {
             stopped = 1;
         }
         if (!stopped) usleep((useconds_t)(pass_s * 1e6));
+        if (!stopped && clock_asked) {
+            clock_asked = 0;
+            clock_pair(out);
+        }
         double t0 = now_s();
         CUpti_PmSampling_DecodeData_Params dec = {CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};
         dec.pPmSamplingObject = sampler;
@@ -243,6 +313,7 @@ int main(int argc, char **argv) {
         CHECK(cuptiPmSamplingCounterDataImageInitialize(&dinit));
         n_pass++;
         decode_s += now_s() - t0;
+        fflush(out);
         if (stopped && dec.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) break;
     }
     fprintf(out, "# samples=%llu empty=%llu passes=%llu full=%llu overflow=%d decode_s=%.3f\n",
