@@ -183,6 +183,20 @@ def test_the_real_sampler_builds_and_a_host_with_no_driver_refuses_it(tmp_path):
 
 
 
+@pytest.mark.skipif(not devtrace._cupti_dirs(), reason="no CUPTI headers here (a CUDA toolkit)")
+def test_the_real_sampler_ends_when_its_judge_is_gone(tmp_path):
+    """A judge killed mid-evaluation (a bench's timeout kills its process group; the sampler has a
+    session of its own) once left its sampler holding the device's PM sampling: every later judge on
+    that H200 got CUPTI_ERROR_HARDWARE_BUSY. The sampler asks for SIGKILL at its parent's death
+    (PR_SET_PDEATHSIG: proven on a GPU host, bench/sampler_orphan.py); one whose parent is already
+    gone ends before it touches the driver (here: a parent pid that is not its parent)."""
+    import subprocess
+    exe = dram.build(tmp_path / "cache")
+    gone = subprocess.run([str(exe), "0", "1000", str(tmp_path / "s.txt")], capture_output=True, timeout=30,
+                          env={**os.environ, "GAUNTLET_SAMPLER_PARENT": "1"})
+    assert gone.returncode == 3 and not (tmp_path / "s.txt").exists(), gone.stderr
+
+
 def test_a_refused_sampler_is_a_note_in_the_verdict_not_an_error(fake, monkeypatch):
     from runner.evaluator.judge import evaluation
     monkeypatch.setenv("FAKE_DRAM_FAIL", "1")

@@ -249,7 +249,8 @@ class Witness:
         self._pos, self._partial = 0, ""
         self.proc = subprocess.Popen([str(exe), str(device_index), str(interval_ns), str(self.path), *metrics],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, start_new_session=True)
+                                     text=True, start_new_session=True,
+                                     env={**os.environ, "GAUNTLET_SAMPLER_PARENT": str(os.getpid())})
 
     def ready(self) -> "Witness":
         ready, _, _ = select.select([self.proc.stdout], [], [], READY_S)

@@ -18,6 +18,9 @@
  * (the judge asks while no runner works: the kernel is this context's, and a context switch). "ready"
  * goes to stdout once sampling has started. Any CUPTI failure is one line "error: <call>: <CUPTI's
  * words>" on stderr and exit code 2 (insufficient privileges is the likeliest on a shared host).
+ * It dies with the process that started it (GAUNTLET_SAMPLER_PARENT: that process's pid): a judge
+ * killed mid-evaluation must not leave the device's PM sampling held (CUPTI_ERROR_HARDWARE_BUSY for
+ * every later judge on the machine: seen on an H200, 2026-12-02).
  */
 #include <cupti.h>
 #include <cupti_pmsampling.h>
@@ -27,6 +30,9 @@
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +160,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: pm_sampler DEVICE INTERVAL_NS OUT [METRIC ...] | DEVICE --list OUT\n");
         return 64;
     }
+    const char *parent = getenv("GAUNTLET_SAMPLER_PARENT");
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (parent && getppid() != (pid_t)atol(parent)) return 3;     // it died before the line above
     int device = atoi(argv[1]);
     const char *out_path = argv[3];
     FILE *out = fopen(out_path, "w");

@@ -411,7 +411,10 @@ class RunnerClient:
             # a C++ exception's message comes before its backtrace (c10::Error's runs ~25 frames)
             why = text.rfind("what():", 0, crash)
             message = text[why:crash].splitlines()[:2] if why >= 0 else []
-            before = text[max(0, crash - policy.LOG_TAIL_BYTES // 2):crash].splitlines()[-4:]
+            # the C++ frames say little (the last ones are libc's) and would crowd out the Python
+            # stack that follows, which names the runner's line that let the memory go
+            before = [line for line in text[max(0, crash - policy.LOG_TAIL_BYTES // 2):crash].splitlines()
+                      if not line.startswith("frame #")][-4:]
             text = "\n".join([*message, *before, text[crash:crash + policy.LOG_TAIL_BYTES]]).strip()
         else:
             text = text[-policy.LOG_TAIL_BYTES:].strip()
