@@ -41,6 +41,20 @@ def test_a_segment_given_back_is_free_again():
     assert ranges.take(8 * MB) == at
 
 
+def test_no_segment_is_cut_at_the_region_s_own_address():
+    """The region is a tensor of PyTorch's caching allocator, which keys live blocks by address: a
+    segment at offset 0 would share the region's key, and freeing either would drop the other's
+    entry (the runner then aborts freeing the region: results/gpu-2026-12-02-s25.md). A draw of 0
+    starts one page in."""
+    ranges = Ranges(64 * MB)
+    for draw in (0, 1, PAGE - 1):
+        ranges.restart(draw)
+        at = ranges.take(PAGE)
+        assert at == PAGE and ranges.give(at)
+    ranges.restart(PAGE)
+    assert ranges.take(1) == PAGE
+
+
 def test_what_does_not_fit_is_refused_so_it_comes_from_the_driver():
     ranges = Ranges(16 * MB)
     ranges.restart(4 * MB)
@@ -177,7 +191,7 @@ def test_a_segment_is_given_back_to_its_region_after_the_region_is_retired(monke
     old.ranges.restart(0)
     process.current = old
     kept = process._alloc(8 * MB, 0, None)             # a segment of the old config's pool, still cached
-    assert kept == old.base
+    assert kept == old.base + PAGE                    # never the region's own address
     old.retire()
     new = region(1 << 41, 64 * MB)
     new.ranges.restart(PAGE)

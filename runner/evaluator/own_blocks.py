@@ -59,7 +59,11 @@ class Ranges:
         self.cursor = _aligned(offset)
 
     def take(self, nbytes: int) -> int | None:
-        at = _aligned(self.cursor)
+        # Never the region's first page: a segment there has the address of the region's own tensor,
+        # and PyTorch's caching allocator keys its live blocks by address, so freeing the one drops
+        # the other's entry and freeing the region then aborts the runner ("invalid device pointer":
+        # the batch's draw is 0 once in 8,192; three baseline runners on an H200, 2026-12-02)
+        at = max(_aligned(self.cursor), PAGE)
         for offset, held in sorted(self.held.items()):
             if offset + held <= at:
                 continue
