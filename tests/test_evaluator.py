@@ -427,15 +427,19 @@ def test_an_offset_beyond_the_limit_is_measured_and_not_applied(tasks_root, tmp_
 
 def test_an_offset_beyond_the_limit_applies_where_the_plain_medians_agree(tasks_root, tmp_path, monkeypatch):
     """Beyond the limit, an offset the two processes' plain medians also read is applied (here the
-    agreement allowed any size: the wiring, not the figures, which are the CPU's noise)."""
+    agreement allowed any size and share: the wiring, not the figures, which are the CPU's noise; a
+    loaded CI machine read shares past the 20 % an agreed offset may have). A config where the one
+    offset is more negative than half its baseline keeps its own note (config_judge), as on a GPU."""
     from runner.evaluator.judge import policy
     monkeypatch.setitem(policy.PROCESS_OFFSET_LIMIT, "cpu", -1.0)
     monkeypatch.setattr(policy, "PROCESS_OFFSET_AGREE", float("inf"))
     monkeypatch.setattr(policy, "PROCESS_OFFSET_MAX_MS", float("inf"))
+    monkeypatch.setattr(policy, "PROCESS_OFFSET_AGREED_LIMIT", float("inf"))
     ev = evaluate_source(tasks_root, tmp_path, (tasks_root / SCALE / "solution" / "kernel.py").read_text(),
                          splits=("seen",), process_offset=True)
     assert ev.correct("seen")
-    assert all(c.baseline_offset_ms is not None for c in ev.configs if c.speedup)
+    assert all(c.baseline_offset_ms is not None or any("was not applied on" in f for f in c.flags)
+               for c in ev.configs if c.speedup), [(c.baseline_offset_ms, c.flags) for c in ev.configs]
     assert not any("was not applied" in f for f in ev.notes), ev.notes
     assert "before the candidate was loaded" in ev.timing_method
 
