@@ -83,27 +83,10 @@ QUICK_MODULES = {
 }
 
 
-# The full tier runs on two pytest-xdist workers (`--dist loadgroup`, scripts/test.sh): CI's 2-core
-# machine sat a third idle with one (the suite waits on budgets, compilers and CLIs), and the serial
-# tier outgrew CI's 90 minutes (2026-12-01: 98 % at 5400 s). Each module stays on one worker (its
-# module fixtures are built once, its tests run in order); the modules that drive the one docker
-# engine share a group, so they run one after another on one worker as before (test_zz_after checks
-# what they left).
-ENGINE_MODULES = {"agents/test_docker_clis.py", "test_sandbox_conformance.py", "test_sandbox_redteam.py"}
-
-
-def _xdist_group(relative: str) -> str:
-    return "docker-engine" if relative.startswith("docker/") or relative in ENGINE_MODULES else relative
-
-
 def pytest_collection_modifyitems(config, items):
     tests = Path(__file__).parent
     for item in items:
         path = Path(str(item.fspath))
-        if not path.is_relative_to(tests):
-            continue
-        relative = path.relative_to(tests).as_posix()
-        item.add_marker(pytest.mark.xdist_group(_xdist_group(relative)))
-        if (relative in QUICK_MODULES
+        if (path.is_relative_to(tests) and path.relative_to(tests).as_posix() in QUICK_MODULES
                 and not item.get_closest_marker("slow") and not item.get_closest_marker("docker")):
             item.add_marker(pytest.mark.quick)
