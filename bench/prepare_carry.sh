@@ -25,5 +25,6 @@ rm -rf .carry/old && mkdir -p .carry/old && git archive e9f494d runner tasks | t
 if [ -n "${AKA:-}" ]; then
   .venv/bin/gauntlet tasks import aka "$AKA" --out .aka/tasks
 fi
-ls .whl | wc -l | xargs echo "wheels:"; ls .carry; [ -d .aka/tasks ] && find .aka/tasks -name task.toml | wc -l | xargs echo "aka tasks:"
-du -sh .whl .carry .aka 2>/dev/null
+ls .whl | wc -l | xargs echo "wheels:"; ls .carry
+if [ -d .aka/tasks ]; then find .aka/tasks -name task.toml | wc -l | xargs echo "aka tasks:"; fi
+du -sh .whl .carry $([ -d .aka ] && echo .aka)   # (a fresh machine has no .aka: not a failure)
