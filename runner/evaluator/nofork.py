@@ -1,5 +1,6 @@
-"""No second process that is a copy of the runner: a seccomp filter the kernel runner installs on
-itself before any kernel code exists in it (docs/evaluation.md, "Other processes").
+"""No second process that is a copy of the runner, and no memory outside every resident set: a
+seccomp filter the kernel runner installs on itself before any kernel code exists in it
+(docs/evaluation.md, "Other processes" and the threat model's host exhaustion row).
 
 Why: work done in another process is outside every watch of the runner's and outside its timed
 span; a candidate that forks a worker (a `torch.utils.data.DataLoader` worker, `multiprocessing`)
@@ -12,7 +13,15 @@ starts, so it holds whatever the candidate later does to the runner's Python. Wh
   `posix_spawn` and compilers start the toolchain (nvcc, ptxas, cc), which must keep working;
 - `clone3`, answered ENOSYS: its flags lie in memory a filter cannot read, and glibc falls back to
   `clone` (which is checked) when it is missing;
-- every system call of another ABI (i386 through `int 0x80`, x32), where the numbers differ.
+- every system call of another ABI (i386 through `int 0x80`, x32), where the numbers differ;
+- `memfd_create`, `shmget` and `msgget`: memory that no process's resident set shows (a memfd
+  written and never mapped, a System V segment or message queue of the sandbox's own IPC
+  namespace, written and left). Where no cgroup holds the runner (the lent GPU hosts have none),
+  the kernel's OOM killer chooses by resident set, and would take the judge or the baseline's
+  runner for it: an infra_error, never scored, redone as often as a failing candidate likes. With
+  these refused, what a candidate holds is its resident set, a file of the sized tmpfs, or a file
+  under the file-size cap, and the OOM killer's choice is the candidate. The runner itself creates
+  none (the judge makes every shared buffer and hands its fd over).
 
 What a vfork or exec starts is another program: the judge's process watch (judge.ProcessWatch)
 sees it from outside and flags any that is not a known toolchain program. x86-64 Linux only; on
@@ -36,6 +45,7 @@ SECCOMP_RET_ERRNO = 0x00050000
 AUDIT_ARCH_X86_64 = 0xC000003E
 X32_SYSCALL_BIT = 0x40000000
 NR_CLONE, NR_FORK, NR_VFORK, NR_CLONE3, NR_SECCOMP = 56, 57, 58, 435, 317
+NR_SHMGET, NR_MSGGET, NR_MEMFD_CREATE = 29, 68, 319
 CLONE_VM, CLONE_VFORK, CLONE_THREAD = 0x100, 0x4000, 0x10000
 
 BPF_LD_W_ABS = 0x20       # BPF_LD | BPF_W | BPF_ABS
@@ -60,18 +70,24 @@ def _program() -> list[tuple[int, int, int, int]]:
         (BPF_LD_W_ABS, 0, 0, OFFSET_NR),            # 3
         (BPF_JGE_K, 0, 1, X32_SYSCALL_BIT),         # 4: the x32 ABI
         (BPF_RET_K, 0, 0, deny),
-        (BPF_JEQ_K, 0, 1, NR_FORK),                 # 6
+        (BPF_JEQ_K, 0, 1, NR_MEMFD_CREATE),         # 6: memory no resident set shows
         (BPF_RET_K, 0, 0, deny),
-        (BPF_JEQ_K, 0, 1, NR_CLONE3),               # 8
+        (BPF_JEQ_K, 0, 1, NR_SHMGET),               # 8
+        (BPF_RET_K, 0, 0, deny),
+        (BPF_JEQ_K, 0, 1, NR_MSGGET),               # 10
+        (BPF_RET_K, 0, 0, deny),
+        (BPF_JEQ_K, 0, 1, NR_FORK),                 # 12
+        (BPF_RET_K, 0, 0, deny),
+        (BPF_JEQ_K, 0, 1, NR_CLONE3),               # 14
         (BPF_RET_K, 0, 0, nosys),
-        (BPF_JEQ_K, 0, 6, NR_CLONE),                # 10: anything else is allowed (-> 17)
-        (BPF_LD_W_ABS, 0, 0, OFFSET_ARG0),          # 11: clone's flags
-        (BPF_JSET_K, 4, 0, CLONE_THREAD),           # 12: a thread (-> 17)
-        (BPF_AND_K, 0, 0, CLONE_VM | CLONE_VFORK),  # 13
-        (BPF_JEQ_K, 2, 0, CLONE_VM | CLONE_VFORK),  # 14: a vfork (-> 17)
-        (BPF_RET_K, 0, 0, deny),                    # 15: a copy of the process
-        (BPF_RET_K, 0, 0, deny),                    # 16 (unreached)
-        (BPF_RET_K, 0, 0, allow),                   # 17
+        (BPF_JEQ_K, 0, 6, NR_CLONE),                # 16: anything else is allowed (-> 23)
+        (BPF_LD_W_ABS, 0, 0, OFFSET_ARG0),          # 17: clone's flags
+        (BPF_JSET_K, 4, 0, CLONE_THREAD),           # 18: a thread (-> 23)
+        (BPF_AND_K, 0, 0, CLONE_VM | CLONE_VFORK),  # 19
+        (BPF_JEQ_K, 2, 0, CLONE_VM | CLONE_VFORK),  # 20: a vfork (-> 23)
+        (BPF_RET_K, 0, 0, deny),                    # 21: a copy of the process
+        (BPF_RET_K, 0, 0, deny),                    # 22 (unreached)
+        (BPF_RET_K, 0, 0, allow),                   # 23
     ]
 
 

@@ -11,7 +11,8 @@ os.environ.setdefault("TRITON_INTERPRET", "1")
 
 SCALE = "triton2triton/scale"
 CSCALE = "cuda2cuda/cscale"
-NATIVE_TASKS = Path(__file__).resolve().parent.parent / "fixtures" / "native_tasks"
+REPO = Path(__file__).resolve().parents[2]
+NATIVE_TASKS = REPO / "tests" / "fixtures" / "native_tasks"
 
 # A genuine Triton kernel the cheats reuse, so that "a kernel launched" holds for them.
 KERNEL = '''
@@ -88,6 +89,15 @@ class Verdict:
         """The bar: not correct, or flagged and scored zero."""
         return (not self.correct) or (bool(self.flags) and self.aka == 0 and self.bounded == 0)
 
+
+def gpu_cheat(name: str) -> str:
+    """The body of a cheat of the GPU red team (bench/judge_gpu.py CHEATS): `{sym}` its entry's
+    name, `_honest` the honest kernel it calls. One source for the GPU's run and the CPU's test."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("judge_gpu_for_test", REPO / "bench" / "judge_gpu.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench.CHEATS[name]
 
 @pytest.fixture
 def scale_task(tasks_root):

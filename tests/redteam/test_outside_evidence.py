@@ -11,7 +11,7 @@ Each cheat passed correct and unflagged on e9f494d, before these mechanisms.
 """
 import pytest
 
-from .conftest import KERNEL
+from .conftest import KERNEL, REPO, gpu_cheat
 
 HONEST = KERNEL + "\ndef forward(x, alpha):\n    return honest(x, alpha)\n"
 
@@ -230,7 +230,6 @@ def test_a_judge_that_cannot_read_the_runner_says_so_and_flags_nothing(monkeypat
     import os
     import subprocess
     import sys
-    import time
 
     from runner.evaluator.judge import procwatch
     root = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
@@ -255,14 +254,8 @@ def test_a_judge_that_cannot_read_the_runner_says_so_and_flags_nothing(monkeypat
 def _gpu_cheat(name: str) -> str:
     """A cheat of the GPU red team (bench/judge_gpu.py CHEATS), as that bench writes it beside
     triton2triton/softmax's honest kernel."""
-    import importlib.util
-    from pathlib import Path
-    root = Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location("judge_gpu_for_test", root / "bench" / "judge_gpu.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    honest = (root / "tasks" / "triton2triton" / "softmax" / "solution" / "kernel.py").read_text()
-    return honest.replace("def forward(", "def _honest(") + "\n" + bench.CHEATS[name].replace("{sym}", "forward")
+    honest = (REPO / "tasks" / "triton2triton" / "softmax" / "solution" / "kernel.py").read_text()
+    return honest.replace("def forward(", "def _honest(") + "\n" + gpu_cheat(name).replace("{sym}", "forward")
 
 
 def test_a_result_moved_through_host_memory_is_flagged_however_it_was_computed():

@@ -10,7 +10,7 @@ import pytest
 from runner.evaluator import isolation
 from runner.sandbox import cgroups
 
-from .conftest import KERNEL
+from .conftest import KERNEL, gpu_cheat
 
 # At import: try each exhaustion, and remember whether every limit held.
 PROBE = KERNEL + '''
@@ -82,23 +82,28 @@ def test_tmpfs_files_and_the_oom_order_hold_the_candidate(judge, small_limits):
     assert v.evaluation.compiled and v.correct, v.errors
 
 
-# Memory no process's RSS shows (a memfd written, never mapped): the OOM killer, choosing by RSS,
-# would take the judge or the baseline. Only a cap on the candidate's own group holds it.
+# Memory no process's RSS shows (a memfd written and never mapped, a System V segment or message
+# queue written and left): the OOM killer, choosing by RSS, would take the judge or the baseline.
+# The runner's filter refuses to make any (nofork.py): each attempt must fail, in every runner. The
+# GPU red team's cheat (bench/judge_gpu.py `invisible_memory`), raising where one was made.
+INVISIBLE = KERNEL + "\n_honest = honest\n" + gpu_cheat("invisible_memory").replace("{sym}", "forward")
+
+
+def test_memory_no_resident_set_shows_cannot_be_made_in_a_runner(judge):
+    v = judge(INVISIBLE)
+    assert v.evaluation.compiled and v.correct, v.errors
+
+
+# Memory past a cap on the candidate's own group: killed there, the judge goes on (written in
+# anonymous pages, which a cgroup charges; memfds are refused in the runner: test above).
 HOG = KERNEL + '''
-import os
-
-
 def forward(x, alpha):
-    fds = [os.memfd_create(f"hog{i}") for i in range(4)]
+    held = []
     try:
-        for fd in fds:                              # 4 GiB, against a cap of 512 MiB (1 GiB a file:
-            for _ in range(16):                     # under the file-size limit)
-                os.write(fd, b"x" * (64 << 20))
-    except OSError:
+        for _ in range(64):                         # 4 GiB, against a cap of 512 MiB
+            held.append(bytearray(64 << 20))
+    except MemoryError:
         return honest(x, alpha) + 1.0               # refused: the cap held (and the answer is wrong)
-    finally:
-        for fd in fds:
-            os.close(fd)
     return honest(x, alpha)                         # all of it went in: nothing held
 '''
 
@@ -150,6 +155,140 @@ def test_a_baseline_that_fails_beside_the_candidate_is_checked_alone(judge, monk
         assert v.result.quadrant == "opt_improvement"         # the task's failure, as before
     assert not v.evaluation.harness_error and not v.evaluation.task_error
 
+
+
+@pytest.mark.parametrize("failure", ["out of memory", "raised"])
+@pytest.mark.parametrize("alone_suffices", [True, False])
+def test_the_judges_own_step_failing_beside_the_candidate_is_done_alone(judge, monkeypatch, alone_suffices, failure):
+    """A candidate that takes the device's memory whenever a config goes against it makes the judge's
+    own next allocation (its inputs, its reference's outputs) fail. Were that the task's failure
+    (make_inputs raised: task_error) or the harness's (infra_error), the evaluation would never be
+    scored and would be redone by --resume: a failing candidate's way out, as often as it likes. The
+    judge's side of the config is done again with the candidate's processes gone: sufficing alone,
+    the config is the candidate's failure; failing alone too, the harness's (memory) or the task's (its
+    make_inputs raised), as before. Here the task's own make_inputs raises on hidden-prime while a
+    candidate's runner is alive: torch's OutOfMemoryError (as CUDA raises it), or a plain error (the
+    task's code, on a device the candidate shares); everything else is real. GPU: bench/judge_gpu.py
+    `device_memory_hog_late`."""
+    import types
+
+    import torch
+    from runner.evaluator.judge import evaluation
+    from runner.evaluator.judge.config_judge import Judge
+    real_correctness, real_import = Judge.correctness, evaluation.import_reference
+    calls, beside = [], {"now": False}
+
+    def correctness(self, baseline, candidate, config, symmetric):
+        calls.append((config.name, candidate is not None))
+        beside["now"] = candidate is not None or not alone_suffices
+        return real_correctness(self, baseline, candidate, config, symmetric)
+
+    def import_reference(path):
+        module = real_import(path)
+
+        def make_inputs(params, generator, device):
+            if params["n"] == 10007 and beside["now"] and failure == "out of memory":       # hidden-prime
+                raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 64.00 MiB (22.81 MiB free)")
+            if params["n"] == 10007 and beside["now"]:
+                raise RuntimeError("CUDA error: an illegal memory access was encountered")
+            return module.make_inputs(params, generator, device)
+        return types.SimpleNamespace(reference=module.reference, make_inputs=make_inputs,
+                                     **{k: v for k, v in vars(module).items() if k not in ("reference", "make_inputs")})
+
+    monkeypatch.setattr(Judge, "correctness", correctness)
+    monkeypatch.setattr(evaluation, "import_reference", import_reference)
+    v = judge(HONEST, splits=("seen", "unseen"))
+    rows = {c.config: c for c in v.evaluation.configs}
+    assert ("hidden-prime", False) in calls                       # done again, the candidate gone
+    assert calls.index(("hidden-prime", False)) < calls.index(("hidden-tiny", True))   # a successor judged the rest
+    assert rows["hidden-tiny"].correct and rows["small"].correct and v.evaluation.compiled
+    assert not rows["hidden-prime"].correct
+    if alone_suffices:
+        assert rows["hidden-prime"].baseline_correct
+        assert "succeeded with the candidate gone" in rows["hidden-prime"].error
+        assert not v.evaluation.harness_error and not v.evaluation.task_error   # the candidate's failure, scored
+        assert v.result.quadrant == "opt_regression" and v.result.status == "ok"
+    elif failure == "out of memory":
+        assert "the judge failed on hidden-prime" in v.evaluation.harness_error   # the harness's
+        assert v.result.status == "infra_error" and not v.evaluation.task_error
+    else:
+        assert "make_inputs raised RuntimeError" in v.evaluation.task_error       # the task's
+        assert v.result.status == "task_error"
+
+
+def test_a_judge_step_that_fails_once_beside_the_candidate_is_no_ones_doing(judge, monkeypatch):
+    """The judge's own allocator can fail for its own fragments, or a fault can pass: the config is
+    judged once more beside the candidate (the judge's cache given back first), and a config judged
+    whole the second time stands, blamed on no one."""
+    import types
+
+    import torch
+    from runner.evaluator.judge import evaluation
+    from runner.evaluator.judge.config_judge import Judge
+    real_correctness, real_import = Judge.correctness, evaluation.import_reference
+    calls, raised = [], []
+
+    def correctness(self, baseline, candidate, config, symmetric):
+        calls.append((config.name, candidate is not None))
+        return real_correctness(self, baseline, candidate, config, symmetric)
+
+    def import_reference(path):
+        module = real_import(path)
+
+        def make_inputs(params, generator, device):
+            if params["n"] == 10007 and not raised:
+                raised.append(True)
+                raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 64.00 MiB")
+            return module.make_inputs(params, generator, device)
+        return types.SimpleNamespace(reference=module.reference, make_inputs=make_inputs,
+                                     **{k: v for k, v in vars(module).items() if k not in ("reference", "make_inputs")})
+
+    monkeypatch.setattr(Judge, "correctness", correctness)
+    monkeypatch.setattr(evaluation, "import_reference", import_reference)
+    v = judge(HONEST, splits=("seen", "unseen"))
+    assert raised and calls.count(("hidden-prime", True)) == 2 and ("hidden-prime", False) not in calls
+    assert v.correct and not v.evaluation.harness_error and not v.evaluation.task_error, v.errors
+
+
+@pytest.mark.parametrize("offset_pass", [False, True])
+@pytest.mark.parametrize("alone_builds", [True, False])
+def test_a_baseline_that_does_not_build_beside_the_candidates_code_is_built_alone(judge, monkeypatch, offset_pass,
+                                                                                  alone_builds):
+    """The baseline's own build runs beside the candidate's (without the offset pass both at once; with
+    it the baseline's own copy while the candidate's code loads). A candidate that takes the device's
+    memory at its import keeps a native module from loading there, and a baseline that did not build
+    was the task's failure: task_error, never scored, redone. The baseline is built again with every
+    process of the candidate's gone: building alone, the candidate is not compiled (its failure);
+    failing alone too, the task's, as before. Here the baseline's first own build beside the candidate
+    fails as CUDA's load would; the rest is real."""
+    from runner.evaluator.judge import evaluation
+    real_build, builds = evaluation._build, []
+
+    def build(runner, probe=False):
+        if runner.role == "baseline" and not runner.stand_in and not probe:
+            builds.append(runner)
+            if len(builds) == 1 or not alone_builds:
+                return {"ok": False, "compiled": False, "log": "cuModuleLoadData: CUDA_ERROR_OUT_OF_MEMORY"}
+        return real_build(runner, probe)
+
+    monkeypatch.setattr(evaluation, "_build", build)
+    v = judge(HONEST, splits=("seen", "unseen"), process_offset=offset_pass)
+    assert len(builds) == 2                                   # built again, alone
+    if alone_builds:
+        assert not v.evaluation.compiled and not v.evaluation.task_error and not v.evaluation.harness_error
+        assert "built with the candidate gone" in v.evaluation.compile_log
+        assert all(c.error == "not compiled" and c.baseline_correct for c in v.evaluation.configs), v.errors
+        assert v.result.status == "ok" and not v.correct and v.result.baseline_correct_unseen   # scored, a failure
+    else:
+        assert "did not build" in v.evaluation.task_error and not v.evaluation.configs
+
+
+def test_the_drivers_listing_is_read_for_the_candidates_processes_only():
+    from runner.evaluator.judge.evaluation import device_memory_held
+    listing = "4242, 80000\n77, 1200\n4243, 512\nnot a line\n"
+    assert device_memory_held([4242, 4243], listing) == (
+        "; the driver listed 80512 MiB of the device's memory held by the candidate's processes")
+    assert device_memory_held([5], listing) == "" and device_memory_held([4242], "") == ""
 
 # Files each under the file-size cap, many of them: what fills the disk the judge's verdict goes to.
 FILLER = KERNEL + '''

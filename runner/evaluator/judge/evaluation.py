@@ -24,7 +24,8 @@ from runner.evaluator.judge import dram, policy, roofline, static_checks
 from runner.evaluator.judge.config_judge import Judge, Phases
 from runner.evaluator.judge.rounds import offset_applies, trace_record
 from runner.evaluator.judge.runners import RunnerClient, RunnerFailed, close_all, wait_gone
-from runner.evaluator.judge.values import Mismatch, TaskBroken, as_tuple, clone_args, config_seed, device_kind
+from runner.evaluator.judge.values import (Mismatch, TaskBroken, as_tuple, clone_args, config_seed, device_kind,
+                                           short_of_device_memory)
 from runner.results.result import MAX_SPEEDUP, ConfigResult, Evaluation
 from runner.tasks.task import Config, Task
 
@@ -240,6 +241,40 @@ def _witness_ready(witness: dram.Witness | str) -> dram.Witness | str:
         return f"note: no DRAM witness ({str(exc)[:240]})"
 
 
+class _Beside(Exception):
+    """A step of the judge's own failed beside a live candidate's runner (the failure: __cause__)."""
+
+
+def release_device_cache(device: str) -> None:
+    """What the judge's own caching allocator holds and no tensor uses, given back to the device."""
+    if device != "cpu":
+        import torch
+        torch.cuda.empty_cache()
+
+
+def device_memory_held(pids, listing: str | None = None) -> str:
+    """What the driver says the processes `pids` hold of the device's memory, as a clause for an
+    error ("" where it cannot say: no nvidia-smi, another pid namespace, no such process). `listing`:
+    nvidia-smi's `--query-compute-apps=pid,used_memory` CSV, read here when not given. Evidence for
+    the reader, never what a verdict rests on (the check alone decides)."""
+    if listing is None:
+        try:
+            listing = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory",
+                                      "--format=csv,noheader,nounits"], capture_output=True, text=True,
+                                     timeout=20).stdout
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    wanted, held = set(pids), 0
+    for line in listing.splitlines():
+        fields = [f.strip() for f in line.split(",")]
+        if len(fields) == 2 and fields[0].isdigit() and int(fields[0]) in wanted:
+            try:
+                held += int(float(fields[1]))
+            except ValueError:
+                pass
+    return f"; the driver listed {held} MiB of the device's memory held by the candidate's processes" if held else ""
+
+
 def _runner_spec(task: Task, language: str, role: str) -> dict:
     if role == "baseline" and task.baseline_is_reference:
         return {"language": "python", "entry": task.reference.name, "symbol": "reference", "flags": ()}
@@ -347,6 +382,8 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
         def retire(runner: RunnerClient) -> None:
             """A runner ended, and every process of its sandbox waited out (with them its GPU
             contexts and the work queued there) before anything else is timed."""
+            if runner not in runners:        # retired already (a path that retires before its caller does)
+                return
             with phases("runner retire"):
                 if runner.stand_in:
                     runner.thaw()        # a stopped runner could not answer its exit
@@ -405,11 +442,53 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                                      + str(own.get("log", ""))[-1500:])
                 return reply
 
+        def built_alone(beside: str) -> str | None:
+            """The baseline did not build beside the candidate's code (`beside`: why). Built again with
+            every process of the candidate's gone: building alone, the candidate kept it from building
+            (the device's memory taken at its import: a native module's load needs some), and the
+            returned log says so: the candidate's failure, not compiled, never the task's (a
+            task_error is never scored: a failing candidate's way out). None: it does not build alone
+            either, the task's failure as before."""
+            nonlocal baseline
+            retire(candidate)
+            if baseline.proc.poll() is not None:      # its runner died of it: a fresh one
+                retire(baseline)
+                baseline = start("baseline", None)
+            with phases("baseline alone"):
+                if _build(baseline).get("compiled") is not True:
+                    return None
+            return (f"the baseline did not build beside the candidate's code ({beside[-600:]}) and built with the "
+                    "candidate gone: the candidate kept it from building (the device's memory or queue, taken by "
+                    "its code): not compiled")
+
         def restarted() -> RunnerClient | None:
             """A fresh runner of the candidate's, built (None: it did not build again)."""
             runner = start("candidate", candidate_dir)
             reply = _build(runner, offset_pass)
             return runner if (settle(runner, reply, False) if offset_pass else reply).get("compiled") is True else None
+
+        def baseline_alone(config) -> tuple[str | None, str, str | None]:
+            """The baseline's check of `config` again with every process of the candidate's gone: its
+            error (None: it passed), what the driver listed the candidate holding of the device's
+            memory before it went, and the judge's own failure alone (None: none), which is recorded
+            here as the task's (its reference or make_inputs raised) or the harness's."""
+            held = device_memory_held(candidate.members()) if device == "cuda" else ""
+            retire(candidate)
+            try:
+                release_device_cache(device)
+                with phases("baseline alone"):
+                    alone, _, _ = judge.correctness(baseline, None, config, symmetric=False)
+                return alone, held, None
+            except TaskBroken as broken:          # the task's own failure, alone: as before
+                evaluation.task_error = evaluation.task_error or str(broken)
+                return None, held, f"task: {broken}"
+            except (RunnerFailed, Mismatch) as exc:   # the baseline's runner, alone: the harness's (it died)
+                fault = f"the baseline runner failed alone: {exc}"[:500]
+            except Exception as exc:              # the judge itself, alone: the harness's failure
+                traceback.print_exc()
+                fault = f"evaluator: {type(exc).__name__}: {exc}"[:500]
+            evaluation.harness_error = evaluation.harness_error or f"the judge failed on {config.name}: {fault}"[:500]
+            return None, held, fault
 
         def check_alone(config, row: ConfigResult) -> RunnerClient | None:
             """The baseline failed this config beside the candidate's runner: it is checked again
@@ -418,11 +497,11 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
             the config is the candidate's failure, never the task's, and the quadrant and the
             generalisation figures keep it as a baseline pass (a candidate's way to drop a config
             it fails from them). One that fails alone too stays as it was. The candidate's successor."""
-            retire(candidate)
-            with phases("baseline alone"):
-                alone, _, _ = judge.correctness(baseline, None, config, symmetric=False)
-            if alone is None:
-                why = "the candidate kept it from running (device or host memory, the device's queue)"
+            alone, held, fault = baseline_alone(config)
+            if fault is not None:
+                row.error = f"{row.error} (checked alone: {fault})"[:800]
+            elif alone is None:
+                why = f"the candidate kept it from running (device or host memory, the device's queue){held}"
                 if row.correct:      # the row's error is the baseline's (the candidate's own check passed)
                     beside = (row.error or "").removeprefix("baseline: ")
                     row.error = f"the baseline failed beside the candidate's runner ({beside[:300]}) and passed alone: {why}"
@@ -430,6 +509,27 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                     row.error = f"{row.error} (and the baseline, which failed beside it, passed alone: {why})"
                 row.baseline_correct, row.correct = True, False
             return restarted()
+
+        def judge_alone(config, split: str, failed: Exception) -> tuple[ConfigResult, RunnerClient | None]:
+            """A step of the judge's own (its inputs, its reference's outputs, its comparison) failed
+            beside the candidate's runner: ran out of the device's memory, or the task's reference or
+            make_inputs raised (they run in the judge's process, on the device the candidate shares).
+            Were that the harness's failure or the task's, the evaluation would never be scored and
+            would be redone: a candidate could take the device's memory whenever a config goes
+            against it. Failing twice beside the candidate (judge_config's caller), the judge's side
+            of the config is done again with every process of the candidate's gone: succeeding alone, the candidate kept the judge from it and the config is
+            the candidate's failure; failing alone too, the task's or the harness's, as before.
+            (The config's row, the candidate's successor.)"""
+            row = ConfigResult(config=config.name, split=split, params=dict(config.params), correct=False)
+            alone, held, fault = baseline_alone(config)
+            if fault is not None:
+                row.error = fault
+                return row, restarted()
+            row.baseline_correct = alone is None
+            what = "ran out of the device's memory" if short_of_device_memory(failed) else "failed"
+            row.error = (f"the judge's own step {what} beside the candidate's runner ({str(failed)[:200]}){held}, "
+                         "and succeeded with the candidate gone: the candidate kept the judge from it")
+            return row, restarted()
 
         # The runners start first: each imports torch and what its guards need (seconds) while the
         # judge starts up and waits for the device. Nothing touches the GPU before their build,
@@ -498,16 +598,23 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 else:
                     stand_in.freeze()
             if not built.get("compiled"):
-                evaluation.task_error = "the baseline did not build: " + str(built.get("log", ""))[-1500:]
-                evaluation.error = f"task: {evaluation.task_error}"
-                return evaluation
+                # without the offset pass the candidate's code built beside it (with it, the baseline's own files)
+                alone_log = built_alone(str(built.get("log", ""))) if candidate is not None and not offset_pass else None
+                if alone_log is None:
+                    evaluation.task_error = "the baseline did not build: " + str(built.get("log", ""))[-1500:]
+                    evaluation.error = f"task: {evaluation.task_error}"
+                    return evaluation
+                evaluation.compile_log, candidate = alone_log, None
             if candidate is not None:
                 try:
                     reply = settle(candidate, builds[candidate]) if offset_pass else builds[candidate]
-                except TaskBroken as exc:
-                    evaluation.task_error = str(exc)
-                    evaluation.error = f"task: {exc}"
-                    return evaluation
+                except TaskBroken as exc:        # the baseline's own copy did not build beside the candidate's code
+                    alone_log = built_alone(str(exc))
+                    if alone_log is None:
+                        evaluation.task_error = str(exc)
+                        evaluation.error = f"task: {exc}"
+                        return evaluation
+                    reply = {"compiled": False, "log": alone_log}
                 evaluation.compile_log = str(reply.get("log", ""))[-8000:]
                 if reply.get("compiled") is True:
                     evaluation.compiled = True
@@ -522,40 +629,65 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                 timed = [(c.split, c.name) for split in splits for c in configs[split]]
                 judge.watched = set(judge.rng.sample(timed, min(policy.WATCHED_CONFIGS, len(timed))))
             launch_checked = False
+
+            def judge_config(config, split: str) -> ConfigResult:
+                """The config's row; a candidate's runner that crashed replaced. A step of the judge's
+                own that failed beside a live candidate (out of the device's memory, the task's
+                reference or make_inputs raising) is raised as _Beside, for the caller to do again."""
+                nonlocal candidate, launch_checked
+                try:
+                    row = judge.config_result(baseline, candidate, config, measure)
+                    # With the device trace the runner leaves this check to the trace (every timed
+                    # call's kernels are read), and the call would be a correctness call no
+                    # baseline call mirrors (the X->X allowance is per config: Judge._read_trace).
+                    # A torch extension's forward is checked too (build.LAUNCHING_LANGUAGES:
+                    # the call needs no `extern "C"` launch). The device trace itself is wanted by
+                    # device alone (devtrace.wanted): it reads an extension's calls as any kernel's.
+                    if row.correct and not launch_checked and device != "cpu" and language in LAUNCHING_LANGUAGES \
+                            and trace_library is None:
+                        launch_checked = True
+                        args = judge.inputs(config, policy.WARMUP_SEED)
+                        judge.call(candidate, args, judge.expected(args), launch_check=True)
+                except TaskBroken as exc:
+                    if candidate is not None and candidate.proc.poll() is None:
+                        raise _Beside() from exc
+                    evaluation.task_error = evaluation.task_error or str(exc)
+                    row = ConfigResult(config=config.name, split=split, params=dict(config.params),
+                                       correct=False, error=f"task: {exc}")
+                except (RunnerFailed, Mismatch) as exc:
+                    row = ConfigResult(config=config.name, split=split, params=dict(config.params),
+                                       correct=False, error=str(exc)[:500])
+                    if candidate is not None and candidate.proc.poll() is not None:
+                        retire(candidate)    # what it left running is gone before its successor is timed
+                        candidate = restarted()                            # a crash fails this config only
+                    if baseline.proc.poll() is not None:
+                        evaluation.error = f"the baseline runner died: {exc}"[:500]
+                        evaluation.harness_error = evaluation.harness_error or evaluation.error
+                except Exception as exc:  # the judge itself must not lose the other configs
+                    if candidate is not None and candidate.proc.poll() is None and short_of_device_memory(exc):
+                        raise _Beside() from exc
+                    traceback.print_exc()
+                    row = ConfigResult(config=config.name, split=split, params=dict(config.params),
+                                       correct=False, error=f"evaluator: {type(exc).__name__}: {exc}")
+                    evaluation.harness_error = (evaluation.harness_error
+                                                or f"the judge failed on {config.name}: {row.error}"[:500])
+                return row
+
             for split in splits:
                 for config in configs[split]:
                     try:
-                        row = judge.config_result(baseline, candidate, config, measure)
-                        # With the device trace the runner leaves this check to the trace (every timed
-                        # call's kernels are read), and the call would be a correctness call no
-                        # baseline call mirrors (the X->X allowance is per config: Judge._read_trace).
-                        # A torch extension's forward is checked too (build.LAUNCHING_LANGUAGES:
-                        # the call needs no `extern "C"` launch). The device trace itself is wanted by
-                        # device alone (devtrace.wanted): it reads an extension's calls as any kernel's.
-                        if row.correct and not launch_checked and device != "cpu" and language in LAUNCHING_LANGUAGES \
-                                and trace_library is None:
-                            launch_checked = True
-                            args = judge.inputs(config, policy.WARMUP_SEED)
-                            judge.call(candidate, args, judge.expected(args), launch_check=True)
-                    except TaskBroken as exc:
-                        evaluation.task_error = evaluation.task_error or str(exc)
-                        row = ConfigResult(config=config.name, split=split, params=dict(config.params),
-                                           correct=False, error=f"task: {exc}")
-                    except (RunnerFailed, Mismatch) as exc:
-                        row = ConfigResult(config=config.name, split=split, params=dict(config.params),
-                                           correct=False, error=str(exc)[:500])
-                        if candidate is not None and candidate.proc.poll() is not None:
-                            retire(candidate)    # what it left running is gone before its successor is timed
-                            candidate = restarted()                            # a crash fails this config only
-                        if baseline.proc.poll() is not None:
-                            evaluation.error = f"the baseline runner died: {exc}"[:500]
-                            evaluation.harness_error = evaluation.harness_error or evaluation.error
-                    except Exception as exc:  # the judge itself must not lose the other configs
-                        traceback.print_exc()
-                        row = ConfigResult(config=config.name, split=split, params=dict(config.params),
-                                           correct=False, error=f"evaluator: {type(exc).__name__}: {exc}")
-                        evaluation.harness_error = (evaluation.harness_error
-                                                    or f"the judge failed on {config.name}: {row.error}"[:500])
+                        try:
+                            row = judge_config(config, split)
+                        except _Beside:
+                            # Once more beside the candidate, the judge's own allocator's cache given
+                            # back first: what that cache held (fragments) or a passing fault is no
+                            # one's doing, and a config judged whole the second time stands.
+                            release_device_cache(device)
+                            row = judge_config(config, split)
+                    except _Beside as beside:
+                        row, candidate = judge_alone(config, split, beside.__cause__)
+                        evaluation.configs.append(row)
+                        continue
                     if candidate is not None and row.baseline_correct is False and baseline.proc.poll() is None:
                         candidate = check_alone(config, row)
                     evaluation.configs.append(row)

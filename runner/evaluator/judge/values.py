@@ -15,6 +15,15 @@ class TaskBroken(Exception):
     """The task's own reference or make_inputs failed: not the candidate's fault."""
 
 
+def short_of_device_memory(exc: BaseException) -> bool:
+    """Whether a step of the judge's own failed for the device's memory: torch's OutOfMemoryError, or
+    an "out of memory" a library it called raised as a plain RuntimeError (cuBLAS's workspace). Never
+    the task's failure: beside a live candidate it may be the candidate's doing (evaluation.judge_alone)."""
+    import torch
+    oom = getattr(torch, "OutOfMemoryError", None) or torch.cuda.OutOfMemoryError
+    return isinstance(exc, oom) or "out of memory" in str(exc).lower()
+
+
 class Mismatch(Exception):
     """The candidate's output is not the reference's (one line)."""
 
@@ -95,6 +104,8 @@ def make_inputs(reference, config: Config, generator, torch_device: str) -> list
     try:
         args = list(reference.make_inputs(dict(config.params), generator, torch_device))
     except Exception as exc:
+        if short_of_device_memory(exc):
+            raise
         raise TaskBroken(f"make_inputs raised {type(exc).__name__}: {str(exc)[:200]} on {config.name}") from None
     for a in args:
         if not isinstance(a, (torch.Tensor, bool, int, float)):
@@ -111,6 +122,8 @@ def run_reference(reference, args, as_baseline: bool = False) -> Frozen:
     try:
         out = reference.reference(*copies)
     except Exception as exc:
+        if short_of_device_memory(exc):
+            raise
         raise TaskBroken(f"the reference raised {type(exc).__name__}: {str(exc)[:200]}") from None
     frozen = freeze_reference(out)
     problem = protocol.output_problem(as_tuple(out), copies) if as_baseline else None
