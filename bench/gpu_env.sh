@@ -25,3 +25,12 @@ record_env() {
     python3 -c "import torch, triton; print(torch.__version__, triton.__version__)"; } > $OUT/env.txt 2>&1
   cat $OUT/env.txt
 }
+# `call_start DIR LEDGER`: a call script's start: DIR (its scratch under /tmp) made empty, the machine
+# recorded, and the resumable ledger copied into $OUT (a new one where LEDGER does not exist yet);
+# sets L=DIR and LED, the ledger that comes back with the call's files.
+call_start() {
+  L=$1; rm -rf "$L"; mkdir -p "$L"
+  record_env
+  cp "$2" $OUT/ 2>/dev/null || touch $OUT/$(basename "$2")
+  LED=$OUT/$(basename "$2")
+}
