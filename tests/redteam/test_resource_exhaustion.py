@@ -251,30 +251,44 @@ def test_a_judge_step_that_fails_once_beside_the_candidate_is_no_ones_doing(judg
 
 
 @pytest.mark.parametrize("offset_pass", [False, True])
-@pytest.mark.parametrize("alone_builds", [True, False])
+@pytest.mark.parametrize("fails", ["beside", "always", "once"])
 def test_a_baseline_that_does_not_build_beside_the_candidates_code_is_built_alone(judge, monkeypatch, offset_pass,
-                                                                                  alone_builds):
+                                                                                  fails):
     """The baseline's own build runs beside the candidate's (without the offset pass both at once; with
     it the baseline's own copy while the candidate's code loads). A candidate that takes the device's
     memory at its import keeps a native module from loading there, and a baseline that did not build
-    was the task's failure: task_error, never scored, redone. The baseline is built again with every
-    process of the candidate's gone: building alone, the candidate is not compiled (its failure);
-    failing alone too, the task's, as before. Here the baseline's first own build beside the candidate
-    fails as CUDA's load would; the rest is real."""
+    was the task's failure: task_error, never scored, redone. The baseline is built once more beside
+    the candidate, then with every process of the candidate's gone: building only alone, the
+    candidate is not compiled (its failure); failing alone too, the task's, as before; building the
+    second time beside it (a passing fault), no one's, and the evaluation goes on. Here the baseline's
+    own build fails as CUDA's load would, while a candidate's runner lives ("beside"), always, or
+    once; the rest is real."""
     from runner.evaluator.judge import evaluation
-    real_build, builds = evaluation._build, []
+    real_build, builds, candidates = evaluation._build, [], []
+
+    class Client(evaluation.RunnerClient):     # every candidate's runner, from its start
+        def __init__(self, *args, role, **kwargs):
+            super().__init__(*args, role=role, **kwargs)
+            if role == "candidate":
+                candidates.append(self)
 
     def build(runner, probe=False):
         if runner.role == "baseline" and not runner.stand_in and not probe:
-            builds.append(runner)
-            if len(builds) == 1 or not alone_builds:
+            alive = any(c.proc.poll() is None for c in candidates)
+            builds.append(alive)
+            if fails == "always" or (fails == "beside" and alive) or (fails == "once" and len(builds) == 1):
                 return {"ok": False, "compiled": False, "log": "cuModuleLoadData: CUDA_ERROR_OUT_OF_MEMORY"}
         return real_build(runner, probe)
 
     monkeypatch.setattr(evaluation, "_build", build)
+    monkeypatch.setattr(evaluation, "RunnerClient", Client)
     v = judge(HONEST, splits=("seen", "unseen"), process_offset=offset_pass)
-    assert len(builds) == 2                                   # built again, alone
-    if alone_builds:
+    if fails == "once":
+        assert builds == [True, True]                          # built the second time, beside the candidate
+        assert v.evaluation.compiled and v.correct and not v.evaluation.task_error, v.errors
+        return
+    assert builds == [True, True, False]                       # twice beside, then alone
+    if fails == "beside":
         assert not v.evaluation.compiled and not v.evaluation.task_error and not v.evaluation.harness_error
         assert "built with the candidate gone" in v.evaluation.compile_log
         assert all(c.error == "not compiled" and c.baseline_correct for c in v.evaluation.configs), v.errors

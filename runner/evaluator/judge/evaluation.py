@@ -437,14 +437,16 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                     own = pool.submit(_build, baseline)
                     reply = _build(runner)
                     own = own.result()
+                if not own.get("compiled") and baseline.proc.poll() is None:
+                    own = _build(baseline)        # once more beside the candidate: a passing fault is no one's
                 if not own.get("compiled"):
                     raise TaskBroken("the baseline did not build its own copy after its probe copy: "
                                      + str(own.get("log", ""))[-1500:])
                 return reply
 
         def built_alone(beside: str) -> str | None:
-            """The baseline did not build beside the candidate's code (`beside`: why). Built again with
-            every process of the candidate's gone: building alone, the candidate kept it from building
+            """The baseline did not build beside the candidate's code, twice (`beside`: why). Built
+            again with every process of the candidate's gone: building alone, the candidate kept it from building
             (the device's memory taken at its import: a native module's load needs some), and the
             returned log says so: the candidate's failure, not compiled, never the task's (a
             task_error is never scored: a failing candidate's way out). None: it does not build alone
@@ -597,9 +599,12 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
                     stand_in = None
                 else:
                     stand_in.freeze()
+            built_beside = candidate is not None and not offset_pass   # the candidate's code built beside it
+            if not built.get("compiled") and built_beside and baseline.proc.poll() is None:
+                built = _build(baseline)          # once more beside the candidate: a passing fault is no one's
             if not built.get("compiled"):
-                # without the offset pass the candidate's code built beside it (with it, the baseline's own files)
-                alone_log = built_alone(str(built.get("log", ""))) if candidate is not None and not offset_pass else None
+                # (with the offset pass the candidate's runner built the baseline's own files: the task's)
+                alone_log = built_alone(str(built.get("log", ""))) if built_beside else None
                 if alone_log is None:
                     evaluation.task_error = "the baseline did not build: " + str(built.get("log", ""))[-1500:]
                     evaluation.error = f"task: {evaluation.task_error}"
