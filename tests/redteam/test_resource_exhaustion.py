@@ -304,6 +304,37 @@ def test_the_drivers_listing_is_read_for_the_candidates_processes_only():
         "; the driver listed 80512 MiB of the device's memory held by the candidate's processes")
     assert device_memory_held([5], listing) == "" and device_memory_held([4242], "") == ""
 
+# Memory spread over the resident sets of the runner's own processes, held (a hog that a cgroup
+# would cap; where no cgroup holds the runner, only the judge's guard does).
+HELD = KERNEL + '''
+import time
+_held = []
+
+
+def forward(x, alpha):
+    while len(_held) < 48:                          # 3 GiB, against a cap of 1.5 GiB
+        _held.append(bytearray(64 << 20))
+    time.sleep(2.0)
+    return honest(x, alpha)
+'''
+
+
+def test_memory_past_the_cap_is_killed_by_the_judge_where_no_cgroup_holds_the_runner(judge, monkeypatch):
+    """The lent GPU hosts give no writable cgroup: there the runner's memory cap was the OOM killer
+    alone, which chooses by resident set and takes the judge or the baseline's runner when the
+    candidate's memory is spread (an infra_error, never scored). The judge's guard reads the
+    resident sets of the sandbox's processes every 0.25 s and kills past the cap: the candidate's
+    failure, config by config."""
+    from runner.sandbox import cgroups
+    monkeypatch.setattr(cgroups, "hierarchy", lambda: ("none", "the test: no cgroup, as on the lent GPU hosts"))
+    monkeypatch.setenv("GAUNTLET_RUNNER_MEMORY", "1536m")
+    v = judge(HELD)
+    assert v.evaluation.environment["candidate_runner_limits"].startswith("none: the test"), v.evaluation.environment
+    assert v.evaluation.compiled and not v.correct, v.errors
+    assert all("the judge killed it: its processes' memory exceeded its limit" in e for e in v.errors.values()), v.errors
+    assert not v.evaluation.harness_error and not v.evaluation.task_error      # the candidate's failure
+
+
 # Files each under the file-size cap, many of them: what fills the disk the judge's verdict goes to.
 FILLER = KERNEL + '''
 import os, time

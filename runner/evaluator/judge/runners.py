@@ -225,7 +225,7 @@ class RunnerClient:
             self.watch = ProcessWatch(self.proc.pid, str(self.workdir), members=self.members if self.uid is not None else None,
                                       runner_uid=own_uid).start()
         self.op_seconds: dict[str, float] = defaultdict(float)   # as the runner reports them (a record only)
-        self.disk = DiskGuard(self) if role == "candidate" else None
+        self.guard = RunnerGuard(self) if role == "candidate" else None
 
     def request(self, message: dict, fds=()) -> dict:
         """Send one command, wait for its reply (bounded), check its shape."""
@@ -375,8 +375,8 @@ class RunnerClient:
             code = self.proc.wait(timeout=wait_s)
         except subprocess.TimeoutExpired:
             return ""
-        if self.disk is not None and self.disk.reason:
-            return f"; the judge killed it: {self.disk.reason}"
+        if self.guard is not None and self.guard.reason:
+            return f"; the judge killed it: {self.guard.reason}"
         if code < 0:
             return f"; its process was killed by {_signal_name(-code)}"
         if code > 128:          # a sandbox's wrapper (bwrap) passes its child's death by signal on so
@@ -449,8 +449,8 @@ class RunnerClient:
                 self.proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 pass
-        if self.disk is not None:
-            self.disk.stop()
+        if self.guard is not None:
+            self.guard.stop()
         self.kill()             # the process group, whatever is left of it
         if self.group is not None:
             self.group.close()  # and whatever of its cgroup is left (a process that left the group)
@@ -516,12 +516,19 @@ def runner_group(token: str) -> ExecGroup:
 RUNNER_DISK_MAX_ENV, RUNNER_DISK_MAX, RUNNER_DISK_FILES = "GAUNTLET_RUNNER_DISK_MAX", "16g", 100_000
 
 
-class DiskGuard:
-    """The candidate runner's work dir watched from a thread of the judge's (every PERIOD_S): past its
-    cap (bytes in its tree and in deleted files its processes hold open, or entries), or with the
-    filesystem nearly full, the runner is killed: its failure, config by config, before the disk the
-    judge writes its verdict to is full (that would be an infra_error, not scored and redone). Each
-    file is capped by RLIMIT_FSIZE (isolation.py); this bounds their number and sum."""
+class RunnerGuard:
+    """The candidate's runner watched from a thread of the judge's (every PERIOD_S), and killed
+    (its failure, config by config) when past a cap:
+    - its work dir: bytes in its tree and in deleted files its processes hold open, or entries, or
+      the filesystem nearly full (before the disk the judge writes its verdict to is full: an
+      infra_error, not scored and redone). Each file is capped by RLIMIT_FSIZE (isolation.py); this
+      bounds their number and sum;
+    - its memory: the anonymous resident memory of every process of its sandbox past the runner's
+      memory cap (half the host, GAUNTLET_RUNNER_MEMORY). Where a cgroup holds the runner the kernel
+      enforces the same cap first; where none does (the lent GPU hosts, the docker backend's
+      container) this is the cap, and without it the OOM killer, choosing by resident set, takes
+      the judge or the baseline's runner when the candidate's memory is spread over processes each
+      smaller than theirs. Memory no resident set shows cannot be made in a runner (nofork.py)."""
 
     PERIOD_S = 0.25
 
@@ -529,8 +536,9 @@ class DiskGuard:
         self.runner, self.reason = runner, None
         size = parse_size(os.environ.get(RUNNER_DISK_MAX_ENV, RUNNER_DISK_MAX))
         self.watch = DiskWatch(runner.workdir, size, RUNNER_DISK_FILES, names=("its work dir", "the runner"))
+        self.memory_cap = runner_limits().memory
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="gauntlet-disk-guard", daemon=True)
+        self._thread = threading.Thread(target=self._loop, name="gauntlet-runner-guard", daemon=True)
         self._thread.start()
 
     def _loop(self) -> None:
@@ -538,7 +546,8 @@ class DiskGuard:
             if self.runner.proc.poll() is not None:
                 return
             try:
-                why = self.watch.check(self.runner.members())
+                members = self.runner.members()
+                why = self.watch.check(members) or self._memory(members)
             except OSError:
                 continue
             if why:
@@ -546,9 +555,30 @@ class DiskGuard:
                 self.runner.kill()
                 return
 
+    def _memory(self, members) -> str | None:
+        held = anonymous_resident(members)
+        if held > self.memory_cap:
+            return (f"its processes' memory exceeded its limit ({held >> 20} MiB resident, limit "
+                    f"{self.memory_cap >> 20} MiB: {RUNNER_MEMORY_ENV})")
+        return None
+
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
+
+
+def anonymous_resident(pids) -> int:
+    """Bytes of anonymous memory resident in the processes `pids` (statm's resident less its
+    file-backed and shared pages: what no file holds; the sized tmpfs's pages are bounded apart)."""
+    page, total = os.sysconf("SC_PAGE_SIZE"), 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/statm") as fh:
+                fields = fh.read().split()
+            total += max(0, int(fields[1]) - int(fields[2])) * page
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
 
 
 def close_all(runners: list[RunnerClient]) -> None:
