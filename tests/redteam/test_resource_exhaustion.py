@@ -335,6 +335,20 @@ def test_memory_past_the_cap_is_killed_by_the_judge_where_no_cgroup_holds_the_ru
     assert not v.evaluation.harness_error and not v.evaluation.task_error      # the candidate's failure
 
 
+def test_the_guard_counts_shared_anonymous_memory_as_pinned_host_memory_is_mapped():
+    """cudaHostAlloc maps pinned host memory as shared anonymous memory (`/dev/zero (deleted)`,
+    results/gpu-2026-11-30.md): its pages are RssShmem, not RssAnon, and the guard counts both."""
+    import mmap
+    from runner.evaluator.judge.runners import resident_memory
+    before = resident_memory([os.getpid()])
+    region = mmap.mmap(-1, 64 << 20)                 # MAP_SHARED | MAP_ANONYMOUS
+    region.write(b"x" * (64 << 20))
+    try:
+        assert resident_memory([os.getpid()]) - before >= 60 << 20
+    finally:
+        region.close()
+
+
 # Files each under the file-size cap, many of them: what fills the disk the judge's verdict goes to.
 FILLER = KERNEL + '''
 import os, time

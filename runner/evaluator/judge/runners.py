@@ -523,8 +523,8 @@ class RunnerGuard:
       the filesystem nearly full (before the disk the judge writes its verdict to is full: an
       infra_error, not scored and redone). Each file is capped by RLIMIT_FSIZE (isolation.py); this
       bounds their number and sum;
-    - its memory: the anonymous resident memory of every process of its sandbox past the runner's
-      memory cap (half the host, GAUNTLET_RUNNER_MEMORY). Where a cgroup holds the runner the kernel
+    - its memory: the resident memory no file holds (anonymous and shared-memory pages) of every
+      process of its sandbox past the runner's memory cap (half the host, GAUNTLET_RUNNER_MEMORY). Where a cgroup holds the runner the kernel
       enforces the same cap first; where none does (the lent GPU hosts, the docker backend's
       container) this is the cap, and without it the OOM killer, choosing by resident set, takes
       the judge or the baseline's runner when the candidate's memory is spread over processes each
@@ -556,7 +556,7 @@ class RunnerGuard:
                 return
 
     def _memory(self, members) -> str | None:
-        held = anonymous_resident(members)
+        held = resident_memory(members)
         if held > self.memory_cap:
             return (f"its processes' memory exceeded its limit ({held >> 20} MiB resident, limit "
                     f"{self.memory_cap >> 20} MiB: {RUNNER_MEMORY_ENV})")
@@ -567,15 +567,18 @@ class RunnerGuard:
         self._thread.join(timeout=5)
 
 
-def anonymous_resident(pids) -> int:
-    """Bytes of anonymous memory resident in the processes `pids` (statm's resident less its
-    file-backed and shared pages: what no file holds; the sized tmpfs's pages are bounded apart)."""
-    page, total = os.sysconf("SC_PAGE_SIZE"), 0
+def resident_memory(pids) -> int:
+    """Bytes of memory resident in the processes `pids` that no file on disk holds: anonymous pages
+    and shared-memory pages (RssAnon + RssShmem of /proc/PID/status; pinned host memory, which
+    cudaHostAlloc maps as shared anonymous memory, is the latter: results/gpu-2026-11-30.md). A
+    buffer the judge hands over and the runner maps is counted too: the config's own tensors."""
+    total = 0
     for pid in pids:
         try:
-            with open(f"/proc/{pid}/statm") as fh:
-                fields = fh.read().split()
-            total += max(0, int(fields[1]) - int(fields[2])) * page
+            with open(f"/proc/{pid}/status") as fh:
+                for line in fh:
+                    if line.startswith(("RssAnon:", "RssShmem:")):
+                        total += int(line.split()[1]) * 1024
         except (OSError, ValueError, IndexError):
             pass
     return total
