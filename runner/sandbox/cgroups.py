@@ -42,6 +42,29 @@ def _write(path: Path, value: str) -> None:
     path.write_text(value)
 
 
+def own_memory_limit() -> int | None:
+    """The memory limit of the cgroup this process is in (a container's `--memory`), or None where
+    there is none or none can be read. Its own group's file, and the mount's root (a v1 container
+    sees its own group as the root while /proc/self/cgroup names the host's path). Read, never
+    written: any host, either hierarchy."""
+    v2 = (CGROUP_ROOT / "cgroup.controllers").exists()
+    base, name = (CGROUP_ROOT, "memory.max") if v2 else (CGROUP_ROOT / "memory", "memory.limit_in_bytes")
+    paths = [base / name]
+    try:
+        paths.insert(0, base / _own_path(None if v2 else "memory").lstrip("/") / name)
+    except (OSError, ValueError):
+        pass
+    limits = []
+    for path in paths:
+        try:
+            text = path.read_text().strip()
+        except OSError:
+            continue
+        if text.isdigit() and int(text) < (1 << 60):      # v1 says "none" with a huge number
+            limits.append(int(text))
+    return min(limits) if limits else None
+
+
 @functools.lru_cache(maxsize=None)
 def hierarchy() -> tuple[str, str]:
     """("v2", "") or ("v1", "") when this host lets Gauntlet make limited groups, else ("none", why)."""

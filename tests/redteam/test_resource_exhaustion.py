@@ -349,6 +349,30 @@ def test_the_guard_counts_shared_anonymous_memory_as_pinned_host_memory_is_mappe
         region.close()
 
 
+@pytest.mark.parametrize("hierarchy, limit, expected", [
+    ("v2", "536870912", 256 << 20), ("v2", "max", None), ("v1", "536870912", 256 << 20),
+    ("v1", str((1 << 63) - 4096), None), ("v1-root", "536870912", 256 << 20)])
+def test_the_runner_cap_is_half_of_the_judges_own_cgroup_limit_where_lower(tmp_path, monkeypatch, hierarchy, limit,
+                                                                           expected):
+    """The docker backend's judge runs in a container with a memory limit below the host's: a cap of
+    half the host would let the container's own OOM killer fire first, and choose the judge."""
+    from runner.evaluator.judge import runners
+    monkeypatch.setattr(cgroups, "CGROUP_ROOT", tmp_path)
+    monkeypatch.setattr(cgroups, "_own_path", lambda controller: "/box")
+    monkeypatch.delenv(runners.RUNNER_MEMORY_ENV, raising=False)
+    if hierarchy == "v2":
+        (tmp_path / "cgroup.controllers").write_text("memory pids\n")
+        (tmp_path / "box").mkdir()
+        (tmp_path / "box" / "memory.max").write_text(limit + "\n")
+    elif hierarchy == "v1":
+        (tmp_path / "memory" / "box").mkdir(parents=True)
+        (tmp_path / "memory" / "box" / "memory.limit_in_bytes").write_text(limit + "\n")
+    else:      # a v1 container: its own group mounted as the root, /proc/self/cgroup naming the host's path
+        (tmp_path / "memory").mkdir()
+        (tmp_path / "memory" / "memory.limit_in_bytes").write_text(limit + "\n")
+    assert (runners.runner_limits().memory == expected) if expected else (runners.runner_limits().memory > 256 << 20)
+
+
 # Files each under the file-size cap, many of them: what fills the disk the judge's verdict goes to.
 FILLER = KERNEL + '''
 import os, time

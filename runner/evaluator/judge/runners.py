@@ -23,7 +23,7 @@ from runner.evaluator.judge import policy
 from runner.evaluator.judge.procwatch import ProcessWatch
 from runner.evaluator.protocol import ProtocolError
 from runner.sandbox.base import ResourceLimits, parse_size
-from runner.sandbox.cgroups import ExecGroup
+from runner.sandbox.cgroups import ExecGroup, own_memory_limit
 from runner.sandbox.hostfs import DiskWatch
 
 
@@ -494,14 +494,16 @@ RUNNER_MEMORY_ENV, RUNNER_PIDS = "GAUNTLET_RUNNER_MEMORY", 4096
 
 
 def runner_limits() -> ResourceLimits:
-    """The candidate runner's cgroup caps: half the host's memory (GAUNTLET_RUNNER_MEMORY), tmpfs
-    pages included, no swap; 4096 tasks (threads count); every core (its time is measured, never
+    """The candidate runner's caps: half the memory the judge has (the host's, or its own cgroup's
+    limit where lower: the docker backend's container; GAUNTLET_RUNNER_MEMORY), tmpfs pages
+    included, no swap; 4096 tasks (threads count); every core (its time is measured, never
     throttled)."""
     try:
         with open("/proc/meminfo") as fh:
             total = int(next(line for line in fh if line.startswith("MemTotal:")).split()[1]) * 1024
     except (OSError, StopIteration, ValueError, IndexError):
         total = 16 << 30
+    total = min(total, own_memory_limit() or total)
     memory = os.environ.get(RUNNER_MEMORY_ENV)
     return ResourceLimits(memory=parse_size(memory) if memory else total // 2, cpus=float(os.cpu_count() or 1),
                           pids=RUNNER_PIDS)
