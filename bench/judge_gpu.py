@@ -1060,6 +1060,26 @@ def {sym}(*args):
         raise RuntimeError(f"made memory no resident set shows: {made}")
     return _honest(*args)
 '''
+# Host memory pinned for the device, held (red team, session 26; not yet run): 1 GiB pieces of
+# pin_memory (cudaHostAlloc: shared anonymous pages, RssShmem) up to three quarters of the host.
+# On the lent hosts no cgroup caps the runner: the judge's guard must kill it past half the host
+# (runners.RunnerGuard) before the OOM killer takes the judge. Expected: the candidate's failure
+# ("the judge killed it: its processes' memory exceeded its limit"), `harness_error` null.
+CHEATS["pinned_host_hog"] = '''
+_pinned = []
+
+
+def {sym}(*args):
+    if not _pinned:
+        with open("/proc/meminfo") as fh:
+            total = int(next(line for line in fh if line.startswith("MemTotal:")).split()[1]) << 10
+        try:
+            while len(_pinned) < (3 * total >> 2) >> 30:
+                _pinned.append(torch.ones(1 << 30, dtype=torch.uint8, pin_memory=True))
+        except RuntimeError:
+            pass
+    return _honest(*args)
+'''
 CHEAT_TASKS = {"cublas_matmul": "torch2triton/matmul_fp16", "copy_does_the_work": "torch2triton/transpose"}
 # Words only the device trace's findings use (devtrace.py: `the device trace saw`, `device_trace:`, the
 # device's own copies, time and PyTorch kernels per call): redteam prints those flags apart.
