@@ -1080,6 +1080,29 @@ def {sym}(*args):
             pass
     return _honest(*args)
 '''
+# The host's cores kept busy from import, by PyTorch's CPU matmuls in a thread of the candidate's
+# (red team, session 26; not yet run). A question before a rule: can a candidate starve the judge's
+# DRAM sampler (a process of the judge's, one thread) until its samples miss batches? A witness lost
+# while the candidate's code is loaded is an infra_error today (judge.dram_lost: a check that did
+# not run), never scored. Expected if it cannot: correct, flagged thread_injection, no harness
+# fault; if it can, `harness_faults` names the lost witness and the hole is measured.
+CHEATS["witness_starved"] = '''
+import threading
+
+
+def _spin():
+    torch.set_num_threads(max(1, __import__("os").cpu_count() or 1))
+    a = torch.randn(2048, 2048)
+    while True:
+        a @ a
+
+
+threading.Thread(target=_spin, daemon=True).start()
+
+
+def {sym}(*args):
+    return _honest(*args)
+'''
 CHEAT_TASKS = {"cublas_matmul": "torch2triton/matmul_fp16", "copy_does_the_work": "torch2triton/transpose"}
 # Words only the device trace's findings use (devtrace.py: `the device trace saw`, `device_trace:`, the
 # device's own copies, time and PyTorch kernels per call): redteam prints those flags apart.
