@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The next session's GPU calls, written in session 26 (not yet run); any one-GPU kind; carry .whl and .carry.
+#   bash results/gpu-2026-12-02-s26/next.sh LEDGER STEP...   STEP: pinned starved redteam sweep
+#  pinned   pinned_host_hog alone (host memory pinned past half the host): the runner guard must kill
+#           it (the candidate's failure, `harness_error` null). Alone and first: should the guard not
+#           hold, the host's OOM killer may take this call's own processes;
+#  starved  witness_starved (the host's cores kept busy): is the DRAM witness lost (an infra_error)?
+#  redteam  the whole GPU red team (every cheat in bench/judge_gpu.py CHEATS, the two above included);
+#  sweep    oracle and noop of every task a CUDA host runs, through the resumable ledger (CALL_S: the
+#           seconds the call may take, 560 unless set).
+# On an H100: results/gpu-2026-11-30-s19/next-h100.sh (issue 30's done-when) first.
+set -uo pipefail
+. bench/gpu_env.sh || exit 1
+LEDGER=${1:?a ledger path under results/}; shift
+call_start /tmp/next "$LEDGER"
+for step in "$@"; do
+  case $step in
+    pinned|starved)
+      cheat=$([ $step = pinned ] && echo pinned_host_hog || echo witness_starved)
+      timeout $(left ${CALL_S:-560} 240) python3 -u bench/judge_gpu.py redteam --out $L/$step --cheats $cheat > $L/$step.txt 2>&1
+      echo "$step rc=$? at ${SECONDS}s"; grep -E "correct=" $L/$step.txt | cut -c1-900
+      grep -h '"harness_error"\|"task_error"' $L/$step/*.json 2>/dev/null | cut -c1-300 | head -4;;
+    redteam)
+      timeout $(left ${CALL_S:-560} 540) python3 -u bench/judge_gpu.py redteam --out $L/rt > $L/rt.txt 2>&1
+      echo "redteam rc=$? at ${SECONDS}s"; grep -E "correct=" $L/rt.txt | cut -c1-400;;
+    sweep)
+      timeout $(left ${CALL_S:-560} 560) python3 -u bench/judge_gpu.py fidelity --out $L/su --tasks-root tasks \
+        --agents oracle noop --ledger $LED > $L/su.txt 2>&1
+      echo "sweep rc=$? at ${SECONDS}s"; grep -hE "^\S+/\S+ +(oracle|noop)" $L/su.txt | cut -c1-250
+      echo "invalid device pointer: $(grep -rl 'invalid device pointer' $L 2>/dev/null | wc -l) files"
+      echo "ledger lines: $(grep -c . $LED)";;
+  esac
+done
+tar czf $OUT/records.tgz -C /tmp next 2>/dev/null; echo "wall ${SECONDS}s"
