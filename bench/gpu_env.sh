@@ -34,3 +34,13 @@ call_start() {
   cp "$2" $OUT/ 2>/dev/null || touch $OUT/$(basename "$2")
   LED=$OUT/$(basename "$2")
 }
+# `call_sweep`: oracle and noop of every task a CUDA host runs, through the resumable ledger $LED
+# (call_start's), for what is left of the call's CALL_S seconds (560 unless set); prints each
+# evaluation's line, the baseline aborts seen in its records and the ledger's length.
+call_sweep() {
+  timeout $(left ${CALL_S:-560} 560) python3 -u bench/judge_gpu.py fidelity --out $L/su --tasks-root tasks \
+    --agents oracle noop --ledger $LED > $L/su.txt 2>&1
+  echo "sweep rc=$? at ${SECONDS}s"; grep -hE "^\S+/\S+ +(oracle|noop)" $L/su.txt | cut -c1-250
+  echo "invalid device pointer: $(grep -rl 'invalid device pointer' $L 2>/dev/null | wc -l) files"
+  echo "ledger lines: $(grep -c . $LED)"
+}

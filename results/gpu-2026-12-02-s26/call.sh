@@ -14,8 +14,7 @@
 #           seconds the call may take, 560 unless set).
 set -uo pipefail
 . bench/gpu_env.sh || exit 1
-LEDGER=${1:?a ledger path under results/}; shift
-call_start /tmp/n26 "$LEDGER"
+call_start /tmp/n26 "${1:?a ledger path under results/}"; shift
 for step in "$@"; do
   case $step in
     aborts)
@@ -45,11 +44,7 @@ for step in "$@"; do
       grep -h 'harness_error\|task_error' $L/hog2/*.json 2>/dev/null | cut -c1-300 | head -4
       grep -ho "the judge's own step[^\"]*" $L/hog2/*.json 2>/dev/null | cut -c1-400 | head -3;;
     sweep)
-      timeout $(left ${CALL_S:-560} 560) python3 -u bench/judge_gpu.py fidelity --out $L/su --tasks-root tasks \
-        --agents oracle noop --ledger $LED > $L/su.txt 2>&1
-      echo "sweep rc=$? at ${SECONDS}s"; grep -hE "^\S+/\S+ +(oracle|noop)" $L/su.txt | cut -c1-250
-      echo "invalid device pointer: $(grep -rl 'invalid device pointer' $L 2>/dev/null | wc -l) files"
-      echo "ledger lines: $(grep -c . $LED)";;
+      call_sweep;;
   esac
 done
 tar czf $OUT/records.tgz -C /tmp n26 2>/dev/null; echo "wall ${SECONDS}s"

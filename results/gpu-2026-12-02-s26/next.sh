@@ -11,8 +11,7 @@
 # On an H100: results/gpu-2026-11-30-s19/next-h100.sh (issue 30's done-when) first.
 set -uo pipefail
 . bench/gpu_env.sh || exit 1
-LEDGER=${1:?a ledger path under results/}; shift
-call_start /tmp/next "$LEDGER"
+call_start /tmp/next "${1:?a ledger path under results/}"; shift
 for step in "$@"; do
   case $step in
     pinned|starved)
@@ -24,11 +23,7 @@ for step in "$@"; do
       timeout $(left ${CALL_S:-560} 540) python3 -u bench/judge_gpu.py redteam --out $L/rt > $L/rt.txt 2>&1
       echo "redteam rc=$? at ${SECONDS}s"; grep -E "correct=" $L/rt.txt | cut -c1-400;;
     sweep)
-      timeout $(left ${CALL_S:-560} 560) python3 -u bench/judge_gpu.py fidelity --out $L/su --tasks-root tasks \
-        --agents oracle noop --ledger $LED > $L/su.txt 2>&1
-      echo "sweep rc=$? at ${SECONDS}s"; grep -hE "^\S+/\S+ +(oracle|noop)" $L/su.txt | cut -c1-250
-      echo "invalid device pointer: $(grep -rl 'invalid device pointer' $L 2>/dev/null | wc -l) files"
-      echo "ledger lines: $(grep -c . $LED)";;
+      call_sweep;;
   esac
 done
 tar czf $OUT/records.tgz -C /tmp next 2>/dev/null; echo "wall ${SECONDS}s"
