@@ -157,6 +157,26 @@ def test_a_baseline_that_fails_beside_the_candidate_is_checked_alone(judge, monk
 
 
 
+def _inputs_raising(monkeypatch, raised) -> None:
+    """The task's own make_inputs, in the judge, raises `raised(params)` where that is an exception
+    (the judge's step failing as CUDA or the task's code would make it), else makes the inputs."""
+    import types
+    from runner.evaluator.judge import evaluation
+    real_import = evaluation.import_reference
+
+    def import_reference(path):
+        module = real_import(path)
+
+        def make_inputs(params, generator, device):
+            exc = raised(params)
+            if exc is not None:
+                raise exc
+            return module.make_inputs(params, generator, device)
+        return types.SimpleNamespace(**{**vars(module), "make_inputs": make_inputs})
+
+    monkeypatch.setattr(evaluation, "import_reference", import_reference)
+
+
 @pytest.mark.parametrize("failure", ["out of memory", "raised"])
 @pytest.mark.parametrize("alone_suffices", [True, False])
 def test_the_judges_own_step_failing_beside_the_candidate_is_done_alone(judge, monkeypatch, alone_suffices, failure):
@@ -164,39 +184,31 @@ def test_the_judges_own_step_failing_beside_the_candidate_is_done_alone(judge, m
     own next allocation (its inputs, its reference's outputs) fail. Were that the task's failure
     (make_inputs raised: task_error) or the harness's (infra_error), the evaluation would never be
     scored and would be redone by --resume: a failing candidate's way out, as often as it likes. The
-    judge's side of the config is done again with the candidate's processes gone: sufficing alone,
+    judge's side of the config is done once more beside the candidate, then with the candidate's
+    processes gone: sufficing alone,
     the config is the candidate's failure; failing alone too, the harness's (memory) or the task's (its
     make_inputs raised), as before. Here the task's own make_inputs raises on hidden-prime while a
     candidate's runner is alive: torch's OutOfMemoryError (as CUDA raises it), or a plain error (the
     task's code, on a device the candidate shares); everything else is real. GPU: bench/judge_gpu.py
     `device_memory_hog_late`."""
-    import types
-
     import torch
-    from runner.evaluator.judge import evaluation
     from runner.evaluator.judge.config_judge import Judge
-    real_correctness, real_import = Judge.correctness, evaluation.import_reference
-    calls, beside = [], {"now": False}
+    real_correctness, calls, beside = Judge.correctness, [], {"now": False}
 
     def correctness(self, baseline, candidate, config, symmetric):
         calls.append((config.name, candidate is not None))
         beside["now"] = candidate is not None or not alone_suffices
         return real_correctness(self, baseline, candidate, config, symmetric)
 
-    def import_reference(path):
-        module = real_import(path)
-
-        def make_inputs(params, generator, device):
-            if params["n"] == 10007 and beside["now"] and failure == "out of memory":       # hidden-prime
-                raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 64.00 MiB (22.81 MiB free)")
-            if params["n"] == 10007 and beside["now"]:
-                raise RuntimeError("CUDA error: an illegal memory access was encountered")
-            return module.make_inputs(params, generator, device)
-        return types.SimpleNamespace(reference=module.reference, make_inputs=make_inputs,
-                                     **{k: v for k, v in vars(module).items() if k not in ("reference", "make_inputs")})
+    def raised(params):
+        if params["n"] != 10007 or not beside["now"]:                    # hidden-prime, beside a candidate
+            return None
+        if failure == "out of memory":
+            return torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 64.00 MiB (22.81 MiB free)")
+        return RuntimeError("CUDA error: an illegal memory access was encountered")
 
     monkeypatch.setattr(Judge, "correctness", correctness)
-    monkeypatch.setattr(evaluation, "import_reference", import_reference)
+    _inputs_raising(monkeypatch, raised)
     v = judge(HONEST, splits=("seen", "unseen"))
     rows = {c.config: c for c in v.evaluation.configs}
     assert ("hidden-prime", False) in calls                       # done again, the candidate gone
@@ -220,31 +232,22 @@ def test_a_judge_step_that_fails_once_beside_the_candidate_is_no_ones_doing(judg
     """The judge's own allocator can fail for its own fragments, or a fault can pass: the config is
     judged once more beside the candidate (the judge's cache given back first), and a config judged
     whole the second time stands, blamed on no one."""
-    import types
-
     import torch
-    from runner.evaluator.judge import evaluation
     from runner.evaluator.judge.config_judge import Judge
-    real_correctness, real_import = Judge.correctness, evaluation.import_reference
-    calls, raised = [], []
+    real_correctness, calls, raised = Judge.correctness, [], []
 
     def correctness(self, baseline, candidate, config, symmetric):
         calls.append((config.name, candidate is not None))
         return real_correctness(self, baseline, candidate, config, symmetric)
 
-    def import_reference(path):
-        module = real_import(path)
-
-        def make_inputs(params, generator, device):
-            if params["n"] == 10007 and not raised:
-                raised.append(True)
-                raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 64.00 MiB")
-            return module.make_inputs(params, generator, device)
-        return types.SimpleNamespace(reference=module.reference, make_inputs=make_inputs,
-                                     **{k: v for k, v in vars(module).items() if k not in ("reference", "make_inputs")})
+    def once(params):
+        if params["n"] == 10007 and not raised:
+            raised.append(True)
+            return torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 64.00 MiB")
+        return None
 
     monkeypatch.setattr(Judge, "correctness", correctness)
-    monkeypatch.setattr(evaluation, "import_reference", import_reference)
+    _inputs_raising(monkeypatch, once)
     v = judge(HONEST, splits=("seen", "unseen"))
     assert raised and calls.count(("hidden-prime", True)) == 2 and ("hidden-prime", False) not in calls
     assert v.correct and not v.evaluation.harness_error and not v.evaluation.task_error, v.errors
