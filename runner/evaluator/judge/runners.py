@@ -526,8 +526,8 @@ class RunnerGuard:
       infra_error, not scored and redone). Each file is capped by RLIMIT_FSIZE (isolation.py); this
       bounds their number and sum;
     - its memory: the resident memory no file holds (anonymous and shared-memory pages) of every
-      process of its sandbox past the runner's memory cap (half the host, GAUNTLET_RUNNER_MEMORY). Where a cgroup holds the runner the kernel
-      enforces the same cap first; where none does (the lent GPU hosts, the docker backend's
+      process of its sandbox past the runner's memory cap (runner_limits). Where a cgroup holds
+      the runner the kernel enforces the same cap first; where none does (the lent GPU hosts, the docker backend's
       container) this is the cap, and without it the OOM killer, choosing by resident set, takes
       the judge or the baseline's runner when the candidate's memory is spread over processes each
       smaller than theirs. Memory no resident set shows cannot be made in a runner (nofork.py)."""
@@ -538,7 +538,7 @@ class RunnerGuard:
         self.runner, self.reason = runner, None
         size = parse_size(os.environ.get(RUNNER_DISK_MAX_ENV, RUNNER_DISK_MAX))
         self.watch = DiskWatch(runner.workdir, size, RUNNER_DISK_FILES, names=("its work dir", "the runner"))
-        self.memory_cap = runner_limits().memory
+        self.memory_cap = runner.group.limits.memory     # the cap its cgroup has, where one holds it
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="gauntlet-runner-guard", daemon=True)
         self._thread.start()
