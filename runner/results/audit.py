@@ -134,7 +134,10 @@ def audit_attempt(attempt: Attempt) -> AuditRow:
     cap = ev.get("max_speedup") or MAX_SPEEDUP
     for c in r.configs:
         if c.speedup and NEAR_CAP * cap <= c.speedup <= cap:   # above the cap the judge flagged it
-            findings.append(Finding("suspicious", "near_cap", f"{c.config}: {c.speedup:.2f}x against a {cap:g}x cap"))
+            # CPU times are noise (a loaded machine moves them several-fold): a note, not a suspicion
+            findings.append(Finding("suspicious" if r.timing_meaningful else "note", "near_cap",
+                                    f"{c.config}: {c.speedup:.2f}x against a {cap:g}x cap"
+                                    + ("" if r.timing_meaningful else " (CPU times: not meaningful)")))
     levels = {f.level for f in findings}
     verdict = "flagged" if "flagged" in levels else "suspicious" if "suspicious" in levels else "clean"
     note = attempt.annotation
