@@ -1080,24 +1080,31 @@ def {sym}(*args):
             pass
     return _honest(*args)
 '''
-# The host's cores kept busy from import, by PyTorch's CPU matmuls in a thread of the candidate's
-# (red team, session 26; not yet run). A question before a rule: can a candidate starve the judge's
-# DRAM sampler (a process of the judge's, one thread) until its samples miss batches? A witness lost
-# while the candidate's code is loaded is an infra_error today (judge.dram_lost: a check that did
-# not run), never scored. Expected if it cannot: correct, flagged thread_injection, no harness
-# fault; if it can, `harness_faults` names the lost witness and the hole is measured.
+# The host's cores kept busy from import (red team, session 26; widened session 27; not yet run): four
+# spinning threads a core (PyTorch's CPU matmuls), each first trying to move onto every core. A
+# question before a rule: can a candidate starve the judge's DRAM sampler (a process of the judge's)
+# until its samples miss batches? A witness lost while the candidate's code is loaded is an
+# infra_error (judge.dram_lost), never scored. Since session 27 the sampler runs on a core no runner
+# may run on (isolation.judge_core; the runner's seccomp filter refuses sched_setaffinity).
+# Expected: correct, flagged thread_injection, no harness fault, `environment.judge_core` set.
 CHEATS["witness_starved"] = '''
+import os
 import threading
 
 
 def _spin():
-    torch.set_num_threads(max(1, __import__("os").cpu_count() or 1))
-    a = torch.randn(2048, 2048)
+    try:
+        os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
+    except OSError:
+        pass
+    torch.set_num_threads(1)
+    a = torch.randn(512, 512)
     while True:
         a @ a
 
 
-threading.Thread(target=_spin, daemon=True).start()
+for _ in range(4 * (os.cpu_count() or 1)):
+    threading.Thread(target=_spin, daemon=True).start()
 
 
 def {sym}(*args):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.evaluator import devtrace
+from runner.evaluator import devtrace, isolation
 from runner.evaluator.judge import dram, policy
 from runner.evaluator.judge.rounds import Rounds
 
@@ -451,3 +451,31 @@ def test_an_unflushed_batch_the_samples_missed_is_unseen():
     assert dram.unseen(seen, seen, FLUSH, L2, seen + seen) is None
     why = dram.unseen(seen, seen, FLUSH, L2, seen + batches([60], coverage=0.5))
     assert why.startswith("the DRAM witness's samples covered 50% of the candidate's unflushed batch")
+
+
+@pytest.mark.parametrize("setting,device,kept", [("auto", "cuda", "last"), ("auto", "cpu", None), ("off", "cuda", None),
+                                                 ("0", "cpu", 0), ("99999", "cuda", None), ("x", "cuda", None)])
+def test_the_judges_core_is_the_last_on_a_gpu_and_none_on_the_cpu(monkeypatch, setting, device, kept):
+    own = sorted(os.sched_getaffinity(0))
+    if len(own) < 2:
+        pytest.skip("one core here: none can be kept")
+    monkeypatch.setenv(isolation.JUDGE_CORE_ENV, setting)
+    core = isolation.judge_core(device)
+    assert core == (own[-1] if kept == "last" else own[0] if kept == 0 else None)
+    if core is not None:     # the runners on every other core; the judge's own processes on it alone
+        assert isolation.off_core(core) == ["taskset", "--cpu-list", ",".join(map(str, own[:-1] if kept == "last" else own[1:]))]
+        assert isolation.on_core(core) == ["taskset", "--cpu-list", str(core)]
+    else:
+        assert isolation.off_core(core) == isolation.on_core(core) == []
+
+
+def test_the_sampler_runs_on_the_judges_core_alone(fake):
+    own = sorted(os.sched_getaffinity(0))
+    if len(own) < 2:
+        pytest.skip("one core here: none can be kept")
+    w = dram.Witness(FAKE, 0, fake / "dram_samples.txt", FLUSH, L2, prefix=tuple(isolation.on_core(own[-1]))).ready()
+    try:
+        assert os.sched_getaffinity(w.proc.pid) == {own[-1]}      # taskset exec'd the sampler itself
+        assert w.reads([_batch(0.05)])[0].coverage > 0.9
+    finally:
+        assert w.stop()["rc"] == 0

@@ -21,7 +21,11 @@ starts, so it holds whatever the candidate later does to the runner's Python. Wh
   runner for it: an infra_error, never scored, redone as often as a failing candidate likes. With
   these refused, what a candidate holds is its resident set, a file of the sized tmpfs, or a file
   under the file-size cap, and the OOM killer's choice is the candidate. The runner itself creates
-  none (the judge makes every shared buffer and hands its fd over).
+  none (the judge makes every shared buffer and hands its fd over);
+- `sched_setaffinity`: the judge starts a runner off its own core (isolation.judge_core), and no
+  thread of the runner's may move back onto it: however many threads a candidate keeps busy, the
+  judge's processes that must keep up with the device keep a core. No library the runner loads
+  needs to pin its threads (an OpenMP runtime told to bind warns and goes on).
 
 What a vfork or exec starts is another program: the judge's process watch (judge.ProcessWatch)
 sees it from outside and flags any that is not a known toolchain program. x86-64 Linux only; on
@@ -45,7 +49,7 @@ SECCOMP_RET_ERRNO = 0x00050000
 AUDIT_ARCH_X86_64 = 0xC000003E
 X32_SYSCALL_BIT = 0x40000000
 NR_CLONE, NR_FORK, NR_VFORK, NR_CLONE3, NR_SECCOMP = 56, 57, 58, 435, 317
-NR_SHMGET, NR_MSGGET, NR_MEMFD_CREATE = 29, 68, 319
+NR_SHMGET, NR_MSGGET, NR_MEMFD_CREATE, NR_SCHED_SETAFFINITY = 29, 68, 319, 203
 CLONE_VM, CLONE_VFORK, CLONE_THREAD = 0x100, 0x4000, 0x10000
 
 BPF_LD_W_ABS = 0x20       # BPF_LD | BPF_W | BPF_ABS
@@ -76,18 +80,20 @@ def _program() -> list[tuple[int, int, int, int]]:
         (BPF_RET_K, 0, 0, deny),
         (BPF_JEQ_K, 0, 1, NR_MSGGET),               # 10
         (BPF_RET_K, 0, 0, deny),
-        (BPF_JEQ_K, 0, 1, NR_FORK),                 # 12
+        (BPF_JEQ_K, 0, 1, NR_SCHED_SETAFFINITY),    # 12: onto the judge's core
         (BPF_RET_K, 0, 0, deny),
-        (BPF_JEQ_K, 0, 1, NR_CLONE3),               # 14
+        (BPF_JEQ_K, 0, 1, NR_FORK),                 # 14
+        (BPF_RET_K, 0, 0, deny),
+        (BPF_JEQ_K, 0, 1, NR_CLONE3),               # 16
         (BPF_RET_K, 0, 0, nosys),
-        (BPF_JEQ_K, 0, 6, NR_CLONE),                # 16: anything else is allowed (-> 23)
-        (BPF_LD_W_ABS, 0, 0, OFFSET_ARG0),          # 17: clone's flags
-        (BPF_JSET_K, 4, 0, CLONE_THREAD),           # 18: a thread (-> 23)
-        (BPF_AND_K, 0, 0, CLONE_VM | CLONE_VFORK),  # 19
-        (BPF_JEQ_K, 2, 0, CLONE_VM | CLONE_VFORK),  # 20: a vfork (-> 23)
-        (BPF_RET_K, 0, 0, deny),                    # 21: a copy of the process
-        (BPF_RET_K, 0, 0, deny),                    # 22 (unreached)
-        (BPF_RET_K, 0, 0, allow),                   # 23
+        (BPF_JEQ_K, 0, 6, NR_CLONE),                # 18: anything else is allowed (-> 25)
+        (BPF_LD_W_ABS, 0, 0, OFFSET_ARG0),          # 19: clone's flags
+        (BPF_JSET_K, 4, 0, CLONE_THREAD),           # 20: a thread (-> 25)
+        (BPF_AND_K, 0, 0, CLONE_VM | CLONE_VFORK),  # 21
+        (BPF_JEQ_K, 2, 0, CLONE_VM | CLONE_VFORK),  # 22: a vfork (-> 25)
+        (BPF_RET_K, 0, 0, deny),                    # 23: a copy of the process
+        (BPF_RET_K, 0, 0, deny),                    # 24 (unreached)
+        (BPF_RET_K, 0, 0, allow),                   # 25
     ]
 
 

@@ -413,3 +413,53 @@ def test_the_file_cap_never_asks_above_the_judges_own(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "--fsize=1048576:1048576" in proc.stdout and proc.stdout.split()[-1] == "2048", proc.stdout
+
+
+# The host's cores kept busy by a candidate's threads, to starve the judge's processes that must keep
+# up with the device (the DRAM witness's sampler decodes as the samples come: a witness that falls
+# behind is lost, the evaluation an infra_error, unscored and redone). The judge keeps a core no
+# runner runs on (isolation.judge_core, set to the last core here, as on a GPU device) and no
+# runner's thread may move there (nofork.py refuses sched_setaffinity). Correct only where both held:
+# every thread it starts is off one core of the machine's, and its moves back are refused.
+CORES = KERNEL + '''
+import os, threading
+
+_all = set(range(os.cpu_count()))
+_seen = [os.sched_getaffinity(0)]
+try:
+    os.sched_setaffinity(0, _all)                  # back onto every core: must be refused
+    _moved = True
+except PermissionError:
+    _moved = False
+
+
+def _spin(stop=threading.Event()):
+    _seen.append(os.sched_getaffinity(0))
+    try:                                            # a thread of its own, moved: refused too
+        os.sched_setaffinity(0, _all)
+        _seen.append(_all)
+    except PermissionError:
+        pass
+
+
+_threads = [threading.Thread(target=_spin) for _ in range(8)]
+[t.start() for t in _threads]
+[t.join() for t in _threads]
+_held = not _moved and len(_seen) == 9 and all(s == _seen[0] and len(s) == len(_all) - 1 for s in _seen)
+
+
+def forward(x, alpha):
+    return honest(x, alpha) if _held else honest(x, alpha) + 1.0
+'''
+
+
+@pytest.mark.parametrize("kept", [True, False])
+def test_a_candidate_cannot_run_on_the_judges_core(judge, monkeypatch, kept):
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one core here: none can be kept for the judge")
+    core = max(os.sched_getaffinity(0))
+    monkeypatch.setenv(isolation.JUDGE_CORE_ENV, str(core) if kept else "off")
+    v = judge(CORES)
+    assert v.evaluation.compiled and v.correct is kept, v.errors      # with no core kept: all of them
+    assert v.evaluation.environment["judge_core"] == (core if kept else None)
+    assert not v.evaluation.harness_error and not v.evaluation.task_error

@@ -238,16 +238,18 @@ class Witness:
     0.6-0.9 s on an H200); ready() before any candidate code is built."""
 
     def __init__(self, exe: Path, device_index: int, path: Path, flush_bytes: int, l2_bytes: int,
-                 interval_ns: int = INTERVAL_NS, metrics=METRICS):
+                 interval_ns: int = INTERVAL_NS, metrics=METRICS, prefix: tuple[str, ...] = ()):
         """`path`: the sampler's lines (in the judge's own folder); `interval_ns` and `metrics`: the
-        benches' (bench/dram_probe.py, busy_probe.py: the first two metrics are read as samples)."""
+        benches' (bench/dram_probe.py, busy_probe.py: the first two metrics are read as samples);
+        `prefix`: argv it runs under (isolation.on_core: the judge's core, where no runner runs, so
+        no candidate can starve its decoding of the host's cores)."""
         self.flush_bytes, self.l2_bytes = flush_bytes, l2_bytes
         self.path = path
         self.samples = _no_samples()        # rows (start ns, end ns, read, written), the device's clock
         self.clocks: list[tuple[int, int, int]] = []
         self.other: list[str] = []
         self._pos, self._partial = 0, ""
-        self.proc = subprocess.Popen([str(exe), str(device_index), str(interval_ns), str(self.path), *metrics],
+        self.proc = subprocess.Popen([*prefix, str(exe), str(device_index), str(interval_ns), str(self.path), *metrics],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True, start_new_session=True,
                                      env={**os.environ, "GAUNTLET_SAMPLER_PARENT": str(os.getpid())})
