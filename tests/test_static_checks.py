@@ -232,6 +232,8 @@ def test_honest_strings_are_not_flagged(body):
     ("from numpy import exp\n\ndef forward(x):\n    return exp(x)", "numpy.exp"),
     ("def forward(x):\n    return x.cpu().numpy()", ".numpy()"),
     ("import numpy as np\n\ndef forward(x):\n    a = np.asarray(x)\n    return a.sum()", ".sum()"),
+    # the array protocol's spelling of .numpy() (red team, session 27: passed on the CPU unflagged)
+    ("def forward(x, alpha):\n    return torch.from_numpy(x.__array__() * alpha)", ".__array__()"),
 ])
 def test_numpy_compute_is_flagged(body, detail):
     found = flags(body)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from runner.sandbox.base import parse_size
-from runner.sandbox.confine import SYSTEM_DIRS, system_links_sys_and_gpus
+from runner.sandbox.confine import SYSTEM_DIRS, package_data, system_links_sys_and_gpus
 from runner.evaluator.build import COMPILER_ENV
 from runner.resources import IMPORT_ROOT
 
@@ -96,6 +96,9 @@ class Isolation:
     notes: list[str] = field(default_factory=list)
     extra_readable: list[Path] = field(default_factory=list)   # judge-owned folders a runner reads
     judge_core: int | None = None      # no runner runs on it (judge_core()); None: none reserved
+    # the suite's data and the checkout's history (data_folders()): in `hidden` too; bound inside a
+    # Python installation's folder (an installed package's runner/suite), they are masked by a tmpfs
+    data: tuple[Path, ...] = ()
 
     # -- commands -------------------------------------------------------------------------------
     def env(self, workdir: Path) -> dict:
@@ -144,8 +147,12 @@ class Isolation:
         # the private /tmp first: binds made after it may live under /tmp (a checkout or venv there)
         args += ["--dev", "/dev", "--proc", "/proc", "--size", str(RUNNER_TMPFS), "--tmpfs", "/tmp",
                  "--size", str(RUNNER_TMPFS), "--tmpfs", "/dev/shm"]
-        for path in self._readable():
+        readable = self._readable()
+        for path in readable:
             args += ["--ro-bind", str(path), str(path)]
+        for path in self.data:      # inside a bound folder (runner/suite of an installed package): emptied
+            if path.is_dir() and any(_is_within(path, r) for r in readable):
+                args += ["--size", "4096", "--tmpfs", str(path), "--remount-ro", str(path)]
         args += system_links_sys_and_gpus()
         # /dev itself is a tmpfs of bwrap's, of no fixed size and the runner's to write: read-only once
         # the GPU nodes are bound in (they stay usable; /dev/shm is a mount of its own)
@@ -154,7 +161,10 @@ class Isolation:
         return args
 
     def _readable(self) -> list[Path]:
-        """System and Python folders, never one that holds (or is inside) a hidden path."""
+        """System and Python folders, never one that holds (or is inside) a hidden path, but for a
+        Python installation's own folder whose only hidden paths are the suite's data (an installed
+        package's runner/suite: masked, _bwrap). A source checkout on sys.path (PYTHONPATH) is never
+        bound: its tasks, fixtures and git history hold every hidden config; only its runner/ is."""
         wanted = [Path(p) for p in SYSTEM_DIRS]
         wanted += [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)]
         wanted += [Path(p) for p in sysconfig.get_paths().values()]
@@ -170,6 +180,8 @@ class Isolation:
             if os.environ.get(var):
                 wanted.append(Path(os.environ[var]))
         wanted += self.extra_readable          # the judge's device-trace library (devtrace.py)
+        installation = {Path(p).resolve() for p in sysconfig.get_paths().values()}
+        installation |= {Path(p).resolve() for p in sys.path if p and Path(p).name in ("site-packages", "dist-packages")}
         chosen: list[Path] = [IMPORT_ROOT / "runner"]
         for path in wanted:
             try:
@@ -178,7 +190,8 @@ class Isolation:
                 continue
             if not path.exists() or path == Path("/"):
                 continue
-            if any(_is_within(h, path) for h in self.hidden):   # would expose a hidden path
+            held = [h for h in self.hidden if _is_within(h, path)]
+            if held and not (path in installation and set(held) <= set(self.data)):   # would expose a hidden path
                 continue
             if any(_is_within(path, c) for c in chosen):
                 continue
@@ -303,10 +316,20 @@ def hiding_the_temp_folder(paths) -> tuple[Path, Path] | None:
     return (holding[0], temp) if holding else None
 
 
+def data_folders() -> tuple[Path, ...]:
+    """Hidden from every runner whatever task it runs: the suite's task data (confine.package_data:
+    every task's hidden configs and solution, the test fixtures' tasks, the run records) and the
+    checkout's git history, whose objects hold them all."""
+    git = IMPORT_ROOT / ".git"
+    return tuple(sorted({*package_data(), *([git.resolve()] if git.exists() else [])}))
+
+
 def choose(hidden, device: str, forbidden_write=(), allow_unisolated: bool = False) -> Isolation:
     """The best mode that works here and passes the probe; IsolationError when none does (unless
-    GAUNTLET_ALLOW_UNISOLATED=1, or `allow_unisolated`)."""
-    hidden = tuple(sorted({Path(p).resolve() for p in hidden if p}))
+    GAUNTLET_ALLOW_UNISOLATED=1, or `allow_unisolated`). `hidden`: the task's own paths; the suite's
+    data (data_folders) is hidden as well."""
+    data = data_folders()
+    hidden = tuple(sorted({Path(p).resolve() for p in hidden if p} | set(data)))
     failures = []
     forced = os.environ.get("GAUNTLET_RUNNER_ISOLATION")   # tests pin a mode
     modes = (forced,) if forced and forced != "none" else MODES
@@ -321,7 +344,7 @@ def choose(hidden, device: str, forbidden_write=(), allow_unisolated: bool = Fal
             if mode == "setpriv" and (not shutil.which("setpriv") or os.geteuid() != 0):
                 failures.append("setpriv: needs root and setpriv")
                 continue
-            iso = Isolation(mode, hidden, device, judge_core=judge_core(device))
+            iso = Isolation(mode, hidden, device, judge_core=judge_core(device), data=data)
             probe_dir = Path(tempfile.mkdtemp(prefix=f"gauntlet-runner-probe-{mode}-"))
             prepare_workdir(probe_dir, mode)
             problem = iso.verify(probe_dir, tuple(Path(p) for p in forbidden_write))
@@ -330,7 +353,7 @@ def choose(hidden, device: str, forbidden_write=(), allow_unisolated: bool = Fal
                 return iso
             failures.append(f"{mode}: {problem}")
     if allow_unisolated or os.environ.get(UNISOLATED_ENV) == "1":
-        iso = Isolation("none", hidden, device, judge_core=judge_core(device))
+        iso = Isolation("none", hidden, device, judge_core=judge_core(device), data=data)
         iso.notes.append("note: kernel runners NOT isolated (GAUNTLET_ALLOW_UNISOLATED=1): "
                          + "; ".join(failures)[:300])
         return iso

@@ -219,7 +219,10 @@ class DockerSandbox:
             read_only=True,
             tmpfs={"/tmp": f"{tmpfs_opts},mode=1777", "/var/tmp": f"{tmpfs_opts},mode=1777",
                    "/home/agent": f"{tmpfs_opts},uid={self.uid},gid={self.gid},mode=0700",
-                   **({JUDGE_DIR: f"{tmpfs_opts},mode=0700"} if judge else {})},
+                   **({JUDGE_DIR: f"{tmpfs_opts},mode=0700"} if judge else {}),
+                   # an installed package's runner/suite holds every task's hidden configs and
+                   # solution: emptied in every container (agents' and the judge's runners alike)
+                   **({f"{RUNNER_TARGET}/runner/suite": "ro,size=4k,mode=0555"} if (PACKAGE / "suite").is_dir() else {})},
             privileged=False, cap_drop=["ALL"], cap_add=JUDGE_CAPS if judge else None, security_opt=security,
             mem_limit=lim["memory"], memswap_limit=lim["memory"], pids_limit=lim["pids"],
             nano_cpus=int(lim["cpus"] * 1e9), shm_size=lim["shm"], ipc_mode="private",

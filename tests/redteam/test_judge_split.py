@@ -3,6 +3,7 @@ against the in-process evaluator. Each names the mechanism that stops it now; th
 run the same attack with that mechanism switched off and show that it then succeeds, so the
 defended test can fail."""
 import json
+from pathlib import Path
 import os
 
 import pytest
@@ -261,6 +262,43 @@ def _read_hidden(judge, scale_task):
 def test_hidden_configs_and_solution_are_not_readable(judge, scale_task):
     log = _read_hidden(judge, scale_task)
     assert "READ:" in log and "hidden-prime" not in log and "def forward" not in log, log[-400:]
+
+
+def _checkout_copies() -> list[str]:
+    """Where the checkout holds the same secrets: the fixture task's original, a shipped task's hidden
+    configs and solution, the git history (red team, session 27: with the tasks root outside the
+    checkout, the checkout on PYTHONPATH was bound whole, and the original's hidden configs read)."""
+    from runner.resources import IMPORT_ROOT
+    return [str(IMPORT_ROOT / "tests/fixtures/tasks/triton2triton/scale/hidden/configs.toml"),
+            str(IMPORT_ROOT / "tasks/triton2triton/softmax/hidden/configs.toml"),
+            str(IMPORT_ROOT / "tasks/triton2triton/softmax/solution/kernel.py"), str(IMPORT_ROOT / ".git/HEAD")]
+
+
+def test_the_checkouts_copies_of_hidden_data_are_not_readable(judge, monkeypatch):
+    monkeypatch.setenv("GAUNTLET_RUNNER_ISOLATION", "bwrap")
+    paths = _checkout_copies()
+    assert all(Path(p).is_file() for p in paths[:3])       # here to be read
+    ev = judge(READER.replace("@PATHS@", repr(paths))).evaluation
+    log = ev.compile_log
+    assert "READ:" in log and "[[config]]" not in log and "def forward" not in log and "ref:" not in log, (ev.error, log[-600:])
+
+
+def test_every_mode_hides_the_suites_data(monkeypatch):
+    """The unshare mode's prelude mounts a tmpfs over each hidden path (its end-to-end run needs an
+    interpreter uid 65534 can execute; this machine's lies under /root, 0700)."""
+    from runner.evaluator import isolation
+    data = isolation.data_folders()
+    assert {Path(p) for p in _checkout_copies()[1:3]} and all(any(Path(p).is_relative_to(d) for d in data)
+                                                             for p in _checkout_copies())
+    iso = isolation.Isolation("unshare", tuple(sorted(data)), "cpu", data=data)
+    assert all(str(d) in iso.runner_args() for d in data)
+
+
+def test_the_checkouts_copies_are_readable_with_the_suites_data_not_hidden(judge, monkeypatch):
+    from runner.evaluator import isolation
+    monkeypatch.setattr(isolation, "data_folders", lambda: ())
+    ev = judge(READER.replace("@PATHS@", repr(_checkout_copies()))).evaluation
+    assert "[[config]]" in ev.compile_log, (ev.error, ev.compile_log[-600:])
 
 
 def test_hidden_configs_are_readable_without_the_sandbox(judge, scale_task, monkeypatch):

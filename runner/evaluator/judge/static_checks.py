@@ -630,7 +630,7 @@ class _Resolver:
                 return {callee + VALUE}
             return self.returns.get(f"{LOCAL}.{_last(callee)}", {UNKNOWN})
         if root == "torch":
-            return {NUMPY_VALUE if _last(callee) == "numpy" else TORCH_VALUE}
+            return {NUMPY_VALUE if _last(callee) in TO_NUMPY else TORCH_VALUE}
         if root == "numpy":
             return {NUMPY_VALUE}
         if root == "builtins" and VALUE not in callee:
@@ -726,10 +726,15 @@ def _is_half(origin: str) -> bool:
                                       TRITON_HALF_NAME.fullmatch(_last(origin)) is not None)
 
 
+# A tensor's methods that hand its memory to NumPy: `.numpy()` and the array protocol's `__array__`
+# (red team, session 27: `torch.from_numpy(x.__array__() * alpha)` passed on the CPU unflagged)
+TO_NUMPY = ("numpy", "__array__")
+
+
 def _is_numpy_compute(origin: str) -> bool:
     if _root(origin) == "numpy":
         return VALUE in origin or _last(origin) not in NUMPY_METADATA
-    return _last(origin) == "numpy" and (origin.startswith(TORCH_VALUE) or origin.startswith(UNKNOWN + "."))
+    return _last(origin) in TO_NUMPY and (origin.startswith(TORCH_VALUE) or origin.startswith(UNKNOWN + "."))
 
 
 def _access_kind(origin: str) -> str | None:
