@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -131,3 +132,28 @@ def test_eval_role_mounts(engine, tmp_path):
         assert out.splitlines()[5].startswith("2.")
     finally:
         box.stop()
+
+
+def test_an_installed_packages_suite_is_emptied_in_the_container(engine, tmp_path, monkeypatch):
+    """A non-editable install carries every task's hidden configs and solution under runner/suite/;
+    the package is mounted into every container (agents' and the judge's), so the suite is masked
+    there by an empty read-only tmpfs. The package here: a copy of runner/ with a suite added."""
+    from runner.sandbox import docker as docker_backend
+    package = tmp_path / "site" / "runner"
+    shutil.copytree(docker_backend.PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
+    secret = package / "suite" / "tasks" / "t" / "hidden" / "configs.toml"
+    secret.parent.mkdir(parents=True)
+    secret.write_text("[[config]]\nname = 'hidden-prime'\n")
+    monkeypatch.setattr(docker_backend, "PACKAGE", package)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    box = open_sandbox("docker", SandboxSpec(role="agent", platform="cpu", workdir=ws))
+    try:
+        res, out, err = run(box, tmp_path, "ls -A /opt/gauntlet/runner/suite; cat /opt/gauntlet/runner/suite/tasks/t/"
+                                           "hidden/configs.toml; touch /opt/gauntlet/runner/suite/x; "
+                                           "ls /opt/gauntlet/runner/evaluator/__init__.py")
+    finally:
+        box.stop()
+    assert "hidden-prime" not in out and "No such file" in err and "x" not in out.split("\n")[0], (out, err)
+    assert "/opt/gauntlet/runner/evaluator/__init__.py" in out       # the code is there
+    assert "Read-only file system" in err or "Permission denied" in err, err
