@@ -1085,8 +1085,8 @@ def {sym}(*args):
 # question before a rule: can a candidate starve the judge's DRAM sampler (a process of the judge's)
 # until its samples miss batches? A witness lost while the candidate's code is loaded is an
 # infra_error (judge.dram_lost), never scored. Since session 27 the sampler runs on a core no runner
-# may run on (isolation.judge_core; the runner's seccomp filter refuses sched_setaffinity).
-# Expected: correct, flagged thread_injection, no harness fault, `environment.judge_core` set.
+# may run on (isolation.judge_cores; the runner's seccomp filter refuses sched_setaffinity).
+# Expected: correct, flagged thread_injection, no harness fault, `environment.judge_cores` set.
 CHEATS["witness_starved"] = '''
 import os
 import threading

@@ -453,27 +453,34 @@ def test_an_unflushed_batch_the_samples_missed_is_unseen():
     assert why.startswith("the DRAM witness's samples covered 50% of the candidate's unflushed batch")
 
 
-@pytest.mark.parametrize("setting,device,kept", [("auto", "cuda", "last"), ("auto", "cpu", None), ("off", "cuda", None),
-                                                 ("0", "cpu", 0), ("99999", "cuda", None), ("x", "cuda", None)])
-def test_the_judges_core_is_the_last_on_a_gpu_and_none_on_the_cpu(monkeypatch, setting, device, kept):
+@pytest.mark.parametrize("setting,device,gpus,kept", [
+    ("auto", "cuda", 1, "last 1"), ("auto", "cuda", 8, "last 2"), ("auto", "cpu", 1, None), ("off", "cuda", 1, None),
+    ("0", "cpu", 1, "first 1"), ("99999", "cuda", 1, None), ("x", "cuda", 1, None)])
+def test_the_judges_cores_are_the_last_on_a_gpu_and_none_on_the_cpu(monkeypatch, setting, device, gpus, kept):
+    """One core kept for every four GPUs of the host (each evaluation side by side runs a sampler)."""
     own = sorted(os.sched_getaffinity(0))
-    if len(own) < 2:
-        pytest.skip("one core here: none can be kept")
-    monkeypatch.setenv(isolation.JUDGE_CORE_ENV, setting)
-    core = isolation.judge_core(device)
-    assert core == (own[-1] if kept == "last" else own[0] if kept == 0 else None)
-    if core is not None:     # the runners on every other core; the judge's own processes on it alone
-        assert isolation.off_core(core) == ["taskset", "--cpu-list", ",".join(map(str, own[:-1] if kept == "last" else own[1:]))]
-        assert isolation.on_core(core) == ["taskset", "--cpu-list", str(core)]
+    needed = 1 + (int(kept.split()[1]) if kept else 1)
+    if len(own) < needed:
+        pytest.skip(f"fewer than {needed} cores here")
+    monkeypatch.setenv(isolation.JUDGE_CORES_ENV, setting)
+    monkeypatch.setattr(isolation, "_gpus_on_host", lambda: gpus)
+    cores = isolation.judge_cores(device)
+    which, n = kept.split() if kept else ("", "0")
+    expected = tuple(own[-int(n):] if which == "last" else own[:int(n)]) if kept else ()
+    assert cores == expected
+    if cores:      # the runners on every other core; the judge's own processes on these alone
+        others = [c for c in own if c not in cores]
+        assert isolation.off_cores(cores) == ["taskset", "--cpu-list", ",".join(map(str, others))]
+        assert isolation.on_cores(cores) == ["taskset", "--cpu-list", ",".join(map(str, cores))]
     else:
-        assert isolation.off_core(core) == isolation.on_core(core) == []
+        assert isolation.off_cores(cores) == isolation.on_cores(cores) == []
 
 
-def test_the_sampler_runs_on_the_judges_core_alone(fake):
+def test_the_sampler_runs_on_the_judges_cores_alone(fake):
     own = sorted(os.sched_getaffinity(0))
     if len(own) < 2:
         pytest.skip("one core here: none can be kept")
-    w = dram.Witness(FAKE, 0, fake / "dram_samples.txt", FLUSH, L2, prefix=tuple(isolation.on_core(own[-1]))).ready()
+    w = dram.Witness(FAKE, 0, fake / "dram_samples.txt", FLUSH, L2, prefix=tuple(isolation.on_cores((own[-1],)))).ready()
     try:
         assert os.sched_getaffinity(w.proc.pid) == {own[-1]}      # taskset exec'd the sampler itself
         assert w.reads([_batch(0.05)])[0].coverage > 0.9

@@ -5,8 +5,8 @@
 #           it (the candidate's failure, `harness_error` null). Alone and first: should the guard not
 #           hold, the host's OOM killer may take this call's own processes;
 #  starved  witness_starved (the host's cores kept busy): is the DRAM witness lost (an infra_error)?
-#           Since session 27 the sampler runs on the judge's core (isolation.judge_core): expected
-#           correct, flagged thread_injection, no harness fault, environment.judge_core set;
+#           Since session 27 the sampler runs on the judge's cores (isolation.judge_cores): expected
+#           correct, flagged thread_injection, no harness fault, environment.judge_cores set;
 #  busy     bench/busy_probe.py (session 27's addition): do the SMs' and engine's activity counters,
 #           sampled from the judge's process, match the kernel time a trace records? (the outside
 #           witness for a trace silenced selectively: docs/evaluation.md, "Records the candidate can silence");

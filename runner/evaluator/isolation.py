@@ -66,13 +66,15 @@ CPU_THREADS = "1"
 # read what the allocator last held either way, as every allocation under 32 MB already did; the
 # per-repetition perturbation and the checks catch a stale output, not fresh pages.
 CPU_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(1 << 30), "MALLOC_TRIM_THRESHOLD_": str(1 << 32)}
-# The judge's core: no runner may run there (taskset before exec; the runner's seccomp filter refuses
+# The judge's cores: no runner may run there (taskset before exec; the runner's seccomp filter refuses
 # sched_setaffinity, nofork.py), so however many threads a candidate keeps busy, the judge's processes
 # that must keep up with the device (the DRAM witness's sampler decodes the counters' samples as they
-# come, judge/dram.py) have a core of their own. "auto" (default): the last core of the judge's own
-# set on a GPU device with two cores or more, none on the CPU (the runners there are the work); "off";
-# or a core number (tests).
-JUDGE_CORE_ENV = "GAUNTLET_JUDGE_CORE"
+# come, judge/dram.py) have cores of their own. "auto" (default): on a GPU device, the last cores of
+# the judge's own set, one for every WITNESSES_PER_CORE GPUs of the host (evaluations side by side
+# under --jobs each run a sampler, all on these cores), none on the CPU (the runners there are the
+# work); "off"; or a comma-separated list of cores (tests).
+JUDGE_CORES_ENV = "GAUNTLET_JUDGE_CORES"
+WITNESSES_PER_CORE = 4       # a sampler's decode takes ~11 % of a core at its interval (an H200, session 22)
 # Passed through to the runner when set; nothing else of the judge's environment is.
 PASSED_ENV = ("LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
               "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "ROCM_PATH", "HIP_PATH", *COMPILER_ENV.values(),
@@ -95,7 +97,7 @@ class Isolation:
     device: str
     notes: list[str] = field(default_factory=list)
     extra_readable: list[Path] = field(default_factory=list)   # judge-owned folders a runner reads
-    judge_core: int | None = None      # no runner runs on it (judge_core()); None: none reserved
+    judge_cores: tuple[int, ...] = ()   # no runner runs on them (judge_cores()); () where none are kept
     # the suite's data and the checkout's history (data_folders()): in `hidden` too; bound inside a
     # Python installation's folder (an installed package's runner/suite), they are masked by a tmpfs
     data: tuple[Path, ...] = ()
@@ -119,7 +121,7 @@ class Isolation:
     def wrap(self, argv: list[str], workdir: Path, role: str = "candidate") -> list[str]:
         """argv run inside the sandbox, with `workdir` its only writable folder, under the runner's
         limits (limits_prefix)."""
-        return [*limits_prefix(role), *off_core(self.judge_core), *self._sandboxed(argv, workdir, role)]
+        return [*limits_prefix(role), *off_cores(self.judge_cores), *self._sandboxed(argv, workdir, role)]
 
     def _sandboxed(self, argv: list[str], workdir: Path, role: str) -> list[str]:
         if self.mode == "bwrap":
@@ -243,35 +245,44 @@ def limits_prefix(role: str) -> list[str]:
     return prefix
 
 
-def judge_core(device: str) -> int | None:
-    """The core kept for the judge's own processes (JUDGE_CORE_ENV), or None."""
-    setting = os.environ.get(JUDGE_CORE_ENV, "auto").strip()
+def _gpus_on_host() -> int:
+    """NVIDIA's driver lists every GPU of the host here, whatever CUDA_VISIBLE_DEVICES says."""
+    try:
+        return max(1, len(os.listdir("/proc/driver/nvidia/gpus")))
+    except OSError:
+        return 1
+
+
+def judge_cores(device: str) -> tuple[int, ...]:
+    """The cores kept for the judge's own processes (JUDGE_CORES_ENV), or ()."""
+    setting = os.environ.get(JUDGE_CORES_ENV, "auto").strip()
     try:
         own = sorted(os.sched_getaffinity(0))
     except OSError:
-        return None
-    if setting == "off" or len(own) < 2 or not shutil.which("taskset"):
-        return None
+        return ()
+    if setting == "off" or not shutil.which("taskset"):
+        return ()
     if setting == "auto":
-        return own[-1] if device != "cpu" else None
+        kept = -(-_gpus_on_host() // WITNESSES_PER_CORE)
+        return tuple(own[-kept:]) if device != "cpu" and len(own) > kept else ()
     try:
-        core = int(setting)
+        cores = tuple(sorted({int(c) for c in setting.split(",")}))
     except ValueError:
-        return None
-    return core if core in own else None
+        return ()
+    return cores if set(cores) <= set(own) and len(cores) < len(own) else ()
 
 
-def off_core(core: int | None) -> list[str]:
-    """argv that runs the rest on every core of the judge's set but `core` (exec: the same process)."""
-    if core is None:
+def off_cores(cores: tuple[int, ...]) -> list[str]:
+    """argv that runs the rest on every core of the judge's set but `cores` (exec: the same process)."""
+    if not cores:
         return []
-    others = sorted(os.sched_getaffinity(0) - {core})
+    others = sorted(os.sched_getaffinity(0) - set(cores))
     return ["taskset", "--cpu-list", ",".join(map(str, others))]
 
 
-def on_core(core: int | None) -> list[str]:
-    """argv that runs the rest on `core` alone: a process of the judge's that must not be starved."""
-    return [] if core is None else ["taskset", "--cpu-list", str(core)]
+def on_cores(cores: tuple[int, ...]) -> list[str]:
+    """argv that runs the rest on `cores` alone: a process of the judge's that must not be starved."""
+    return ["taskset", "--cpu-list", ",".join(map(str, cores))] if cores else []
 
 
 def _may_lower_oom_score() -> bool:
@@ -344,7 +355,7 @@ def choose(hidden, device: str, forbidden_write=(), allow_unisolated: bool = Fal
             if mode == "setpriv" and (not shutil.which("setpriv") or os.geteuid() != 0):
                 failures.append("setpriv: needs root and setpriv")
                 continue
-            iso = Isolation(mode, hidden, device, judge_core=judge_core(device), data=data)
+            iso = Isolation(mode, hidden, device, judge_cores=judge_cores(device), data=data)
             probe_dir = Path(tempfile.mkdtemp(prefix=f"gauntlet-runner-probe-{mode}-"))
             prepare_workdir(probe_dir, mode)
             problem = iso.verify(probe_dir, tuple(Path(p) for p in forbidden_write))
@@ -353,7 +364,7 @@ def choose(hidden, device: str, forbidden_write=(), allow_unisolated: bool = Fal
                 return iso
             failures.append(f"{mode}: {problem}")
     if allow_unisolated or os.environ.get(UNISOLATED_ENV) == "1":
-        iso = Isolation("none", hidden, device, judge_core=judge_core(device), data=data)
+        iso = Isolation("none", hidden, device, judge_cores=judge_cores(device), data=data)
         iso.notes.append("note: kernel runners NOT isolated (GAUNTLET_ALLOW_UNISOLATED=1): "
                          + "; ".join(failures)[:300])
         return iso

@@ -22,9 +22,9 @@ starts, so it holds whatever the candidate later does to the runner's Python. Wh
   these refused, what a candidate holds is its resident set, a file of the sized tmpfs, or a file
   under the file-size cap, and the OOM killer's choice is the candidate. The runner itself creates
   none (the judge makes every shared buffer and hands its fd over);
-- `sched_setaffinity`: the judge starts a runner off its own core (isolation.judge_core), and no
-  thread of the runner's may move back onto it: however many threads a candidate keeps busy, the
-  judge's processes that must keep up with the device keep a core. No library the runner loads
+- `sched_setaffinity`: the judge starts a runner off its own cores (isolation.judge_cores), and no
+  thread of the runner's may move back onto them: however many threads a candidate keeps busy, the
+  judge's processes that must keep up with the device keep their cores. No library the runner loads
   needs to pin its threads (an OpenMP runtime told to bind warns and goes on).
 
 What a vfork or exec starts is another program: the judge's process watch (judge.ProcessWatch)
@@ -80,7 +80,7 @@ def _program() -> list[tuple[int, int, int, int]]:
         (BPF_RET_K, 0, 0, deny),
         (BPF_JEQ_K, 0, 1, NR_MSGGET),               # 10
         (BPF_RET_K, 0, 0, deny),
-        (BPF_JEQ_K, 0, 1, NR_SCHED_SETAFFINITY),    # 12: onto the judge's core
+        (BPF_JEQ_K, 0, 1, NR_SCHED_SETAFFINITY),    # 12: onto the judge's cores
         (BPF_RET_K, 0, 0, deny),
         (BPF_JEQ_K, 0, 1, NR_FORK),                 # 14
         (BPF_RET_K, 0, 0, deny),

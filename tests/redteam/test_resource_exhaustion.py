@@ -418,7 +418,7 @@ def test_the_file_cap_never_asks_above_the_judges_own(tmp_path):
 # The host's cores kept busy by a candidate's threads, to starve the judge's processes that must keep
 # up with the device (the DRAM witness's sampler decodes as the samples come: a witness that falls
 # behind is lost, the evaluation an infra_error, unscored and redone). The judge keeps a core no
-# runner runs on (isolation.judge_core, set to the last core here, as on a GPU device) and no
+# runner runs on (isolation.judge_cores, set to the last core here, as on a GPU device) and no
 # runner's thread may move there (nofork.py refuses sched_setaffinity). Correct only where both held:
 # every thread it starts is off one core of the machine's, and its moves back are refused.
 CORES = KERNEL + '''
@@ -458,8 +458,8 @@ def test_a_candidate_cannot_run_on_the_judges_core(judge, monkeypatch, kept):
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("one core here: none can be kept for the judge")
     core = max(os.sched_getaffinity(0))
-    monkeypatch.setenv(isolation.JUDGE_CORE_ENV, str(core) if kept else "off")
+    monkeypatch.setenv(isolation.JUDGE_CORES_ENV, str(core) if kept else "off")
     v = judge(CORES)
     assert v.evaluation.compiled and v.correct is kept, v.errors      # with no core kept: all of them
-    assert v.evaluation.environment["judge_core"] == (core if kept else None)
+    assert v.evaluation.environment["judge_cores"] == ([core] if kept else [])
     assert not v.evaluation.harness_error and not v.evaluation.task_error

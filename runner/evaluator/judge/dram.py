@@ -241,7 +241,7 @@ class Witness:
                  interval_ns: int = INTERVAL_NS, metrics=METRICS, prefix: tuple[str, ...] = ()):
         """`path`: the sampler's lines (in the judge's own folder); `interval_ns` and `metrics`: the
         benches' (bench/dram_probe.py, busy_probe.py: the first two metrics are read as samples);
-        `prefix`: argv it runs under (isolation.on_core: the judge's core, where no runner runs, so
+        `prefix`: argv it runs under (isolation.on_cores: the judge's cores, where no runner runs, so
         no candidate can starve its decoding of the host's cores)."""
         self.flush_bytes, self.l2_bytes = flush_bytes, l2_bytes
         self.path = path

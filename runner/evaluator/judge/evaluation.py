@@ -19,7 +19,7 @@ from runner.candidate import kernel_tree
 from runner.evaluator import arena, devtrace, protocol, timing
 from runner.evaluator.build import LAUNCHING_LANGUAGES
 from runner.evaluator.gpulock import exclusive_device
-from runner.evaluator.isolation import Isolation, IsolationError, choose, hiding_the_temp_folder, on_core
+from runner.evaluator.isolation import Isolation, IsolationError, choose, hiding_the_temp_folder, on_cores
 from runner.evaluator.judge import dram, policy, roofline, static_checks
 from runner.evaluator.judge.config_judge import Judge, Phases
 from runner.evaluator.judge.rounds import offset_applies, trace_record
@@ -158,8 +158,8 @@ def environment(device: str, isolation: Isolation | None) -> dict:
            "cuda": torch.version.cuda, "hip": getattr(torch.version, "hip", None),
            "os": platform.platform(), "cpu": _cpu_model(), "device": device,
            "runner_isolation": isolation.mode if isolation else None,
-           # the core no runner may run on (isolation.judge_core); None: none kept
-           "judge_core": isolation.judge_core if isolation else None, **compiler_versions()}
+           # the cores no runner may run on (isolation.judge_cores); []: none kept
+           "judge_cores": list(isolation.judge_cores) if isolation else [], **compiler_versions()}
     try:
         import triton
         env["triton"] = triton.__version__
@@ -223,15 +223,15 @@ def _ended(runner: RunnerClient, wait_s: float = 2.0) -> bool:
         return False
 
 
-def _start_witness(program: Path, scratch: Path, core: int | None) -> dram.Witness | str:
-    """The DRAM witness on the judge's device, started on the judge's own core (isolation.judge_core),
+def _start_witness(program: Path, scratch: Path, cores: tuple[int, ...]) -> dram.Witness | str:
+    """The DRAM witness on the judge's device, started on the judge's own cores (isolation.judge_cores),
     or the note that says why there is none."""
     import torch
     index = torch.cuda.current_device()
     l2_bytes = torch.cuda.get_device_properties(index).L2_cache_size
     try:
         return dram.Witness(program, index, scratch / "dram_samples.txt", timing.L2_FLUSH_BYTES, l2_bytes,
-                            prefix=tuple(on_core(core)))
+                            prefix=tuple(on_cores(cores)))
     except OSError as exc:
         return f"note: no DRAM witness ({str(exc)[:240]})"
 
@@ -549,7 +549,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
         with exclusive_device(device) as held:
             if sampler_program is not None:     # CUPTI's start (0.6-0.9 s) beside the judge's own set-up
                 with phases("dram witness start"):
-                    witness = _start_witness(sampler_program, scratch, isolation.judge_core)
+                    witness = _start_witness(sampler_program, scratch, isolation.judge_cores)
             try:
                 with phases("reference import+warm-up"):
                     protocol.strict_float32()
