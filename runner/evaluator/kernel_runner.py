@@ -169,7 +169,9 @@ class Runner:
         if self.fork_filter is not None:
             return
         from runner.evaluator import nofork
-        self.fork_filter = nofork.install() or "on"
+        # the CPU device with one-thread pools: no thread either (nofork.py)
+        one_thread = self.device == "cpu" and os.environ.get("OMP_NUM_THREADS") == "1"
+        self.fork_filter = nofork.install(threads=not one_thread) or "on"
         if self.fork_filter != "on":
             print(f"runner: {self.fork_filter}", file=sys.stderr)
 

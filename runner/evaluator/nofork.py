@@ -27,6 +27,14 @@ starts, so it holds whatever the candidate later does to the runner's Python. Wh
   judge's processes that must keep up with the device keep their cores. No library the runner loads
   needs to pin its threads (an OpenMP runtime told to bind warns and goes on).
 
+On the CPU device (with one thread for PyTorch's and OpenBLAS's pools, OMP_NUM_THREADS=1, the
+judge's default there) a new thread is refused as well: an honest runner there is one thread from
+its kernel's load on (measured: every call and timed batch of an honest evaluation), and a thread
+the candidate starts (at import, a `logging.handlers.QueueListener`'s) computes where the runner's
+dispatch watch, a mode of the calling thread, does not look (red team, session 27: correct and
+unflagged on the CPU before). On a GPU, runtimes start threads of their own (CUDA's, CUPTI's), and
+the device trace sees work from every thread.
+
 What a vfork or exec starts is another program: the judge's process watch (judge.ProcessWatch)
 sees it from outside and flags any that is not a known toolchain program. x86-64 Linux only; on
 anything else `install` returns why not and the judge's watch is the only line.
@@ -62,9 +70,11 @@ BPF_RET_K = 0x06          # BPF_RET | BPF_K
 OFFSET_NR, OFFSET_ARCH, OFFSET_ARG0 = 0, 4, 16   # struct seccomp_data (arg0's low word: little endian)
 
 
-def _program() -> list[tuple[int, int, int, int]]:
-    """The filter as (code, jt, jf, k) instructions; jumps count instructions skipped."""
+def _program(threads: bool = True) -> list[tuple[int, int, int, int]]:
+    """The filter as (code, jt, jf, k) instructions; jumps count instructions skipped. Without
+    `threads`, a new thread is refused too (EAGAIN: pthread_create's answer at a limit)."""
     deny = SECCOMP_RET_ERRNO | errno.EPERM
+    no_thread = SECCOMP_RET_ERRNO | errno.EAGAIN
     nosys = SECCOMP_RET_ERRNO | errno.ENOSYS
     allow = SECCOMP_RET_ALLOW
     return [
@@ -88,23 +98,24 @@ def _program() -> list[tuple[int, int, int, int]]:
         (BPF_RET_K, 0, 0, nosys),
         (BPF_JEQ_K, 0, 6, NR_CLONE),                # 18: anything else is allowed (-> 25)
         (BPF_LD_W_ABS, 0, 0, OFFSET_ARG0),          # 19: clone's flags
-        (BPF_JSET_K, 4, 0, CLONE_THREAD),           # 20: a thread (-> 25)
+        (BPF_JSET_K, 3, 0, CLONE_THREAD),           # 20: a thread (-> 24)
         (BPF_AND_K, 0, 0, CLONE_VM | CLONE_VFORK),  # 21
         (BPF_JEQ_K, 2, 0, CLONE_VM | CLONE_VFORK),  # 22: a vfork (-> 25)
         (BPF_RET_K, 0, 0, deny),                    # 23: a copy of the process
-        (BPF_RET_K, 0, 0, deny),                    # 24 (unreached)
+        (BPF_RET_K, 0, 0, allow if threads else no_thread),   # 24: a thread
         (BPF_RET_K, 0, 0, allow),                   # 25
     ]
 
 
-def install() -> str | None:
+def install(threads: bool = True) -> str | None:
     """Put the filter on every thread of this process (and so on everything it starts). None when
     it holds, else why it could not be installed (the caller notes it; the judge's process watch
     still looks). Called once a kernel's compile is done and before its code is loaded: nvcc and a
-    shell's pipelines fork, and they run before any of the kernel's code does."""
+    shell's pipelines fork, and they run before any of the kernel's code does. `threads` False:
+    no new thread either (the CPU device, module docstring)."""
     if sys.platform != "linux" or platform.machine() not in ("x86_64", "AMD64"):
         return f"no fork filter on {sys.platform}/{platform.machine()} (x86-64 Linux only)"
-    code = b"".join(struct.pack("<HBBI", *ins) for ins in _program())
+    code = b"".join(struct.pack("<HBBI", *ins) for ins in _program(threads))
     count = len(code) // 8
     buffer = ctypes.create_string_buffer(code, len(code))
 

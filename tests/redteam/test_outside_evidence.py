@@ -298,3 +298,44 @@ def test_a_flush_pointed_elsewhere_is_named_by_the_static_checks(cheat):
     assert any(f.startswith("process_control: sys.modules") for f in found), found
     if cheat.startswith("flush_aliased"):
         assert any(f.startswith("native_access: import ctypes") for f in found), found
+
+
+# A thread started at import does the work (red team, session 27): the result computed by PyTorch on
+# a logging.handlers.QueueListener's thread, beside a one-element launch of its own kernel. The
+# dispatch watch is a mode of the calling thread and the static checks name no thread module here,
+# so on the CPU it passed correct and unflagged. On the CPU device (one-thread pools) the runner's
+# filter refuses any new thread once the kernel is loaded (nofork.py): its import fails.
+QUEUE_WORKER = KERNEL + '''
+import logging
+import logging.handlers
+import queue
+
+_jobs, _done = queue.Queue(), queue.Queue()
+
+
+class _Worker(logging.Handler):
+    def handle(self, record):
+        x, alpha = record.msg
+        _done.put(x * alpha)
+        return True
+
+
+_listener = logging.handlers.QueueListener(_jobs, _Worker())
+_listener.start()
+
+
+def forward(x, alpha):
+    honest(x[:1], alpha)
+    _jobs.put(logging.makeLogRecord({"msg": (x, alpha)}))
+    return _done.get()
+'''
+
+
+@pytest.mark.parametrize("pools", ["1", "2"])
+def test_a_thread_started_at_import_cannot_compute_on_the_cpu(judge, monkeypatch, pools):
+    monkeypatch.setenv("OMP_NUM_THREADS", pools)
+    v = judge(QUEUE_WORKER, splits=("seen", "unseen"))
+    if pools == "1":       # the judge's default on the CPU: no thread may start
+        assert not v.evaluation.compiled and "can't start new thread" in v.evaluation.compile_log, v.errors
+    else:                  # pools of two threads: threads allowed, and the cheat passes (what the test holds)
+        assert v.evaluation.compiled and v.correct and not v.flags, (v.errors, v.flags)

@@ -459,6 +459,7 @@ def test_a_candidate_cannot_run_on_the_judges_core(judge, monkeypatch, kept):
         pytest.skip("one core here: none can be kept for the judge")
     core = max(os.sched_getaffinity(0))
     monkeypatch.setenv(isolation.JUDGE_CORES_ENV, str(core) if kept else "off")
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")    # threads allowed (on the CPU with one-thread pools none may start)
     v = judge(CORES)
     assert v.evaluation.compiled and v.correct is kept, v.errors      # with no core kept: all of them
     assert v.evaluation.environment["judge_cores"] == ([core] if kept else [])

@@ -231,12 +231,19 @@ def forward(x, alpha):
     assert v.rejected() and v.flagged("thread_injection"), (v.errors, v.flags)
 
 
-def test_native_thread_injection(native_judge):
-    """A detached pthread outliving the call (OS threads, /proc/self/task): the runner's watch."""
-    v = native_judge("pthread_t t; pthread_create(&t, 0, later, 0); pthread_detach(t);\n" + C_HONEST,
-                     extra="#include <pthread.h>\n#include <unistd.h>\n"
-                           "static void* later(void* p) { sleep(30); return p; }")
-    assert v.rejected() and v.flagged("thread_injection"), (v.errors, v.flags)
+@pytest.mark.parametrize("pools", ["1", "2"])
+def test_native_thread_injection(native_judge, monkeypatch, pools):
+    """A detached pthread outliving the call (OS threads, /proc/self/task): the runner's watch, where
+    threads may start (pools of two threads); on the CPU with one-thread pools (the judge's default)
+    the runner's filter refuses the thread (nofork.py), and the launch says so by failing."""
+    monkeypatch.setenv("OMP_NUM_THREADS", pools)
+    v = native_judge("pthread_t t; if (pthread_create(&t, 0, later, 0) != 0) return 11; pthread_detach(t);\n"
+                     + C_HONEST, extra="#include <pthread.h>\n#include <unistd.h>\n"
+                                       "static void* later(void* p) { sleep(30); return p; }")
+    if pools == "2":
+        assert v.rejected() and v.flagged("thread_injection"), (v.errors, v.flags)
+    else:
+        assert v.rejected() and not v.flagged("thread_injection") and "11" in str(v.errors), (v.errors, v.flags)
 
 
 # -- timers: the judge's clock bounds what the runner reports ------------------------------------------
