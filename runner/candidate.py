@@ -11,6 +11,7 @@ import os
 import shutil
 import stat
 from pathlib import Path
+from runner.sandbox.hostfs import remove_tree
 
 MAX_FILE_BYTES = 16 * 1024 * 1024     # an editable source file larger than this is not a kernel
 
@@ -60,7 +61,7 @@ def fresh_dir(path: Path) -> Path:
     if path.is_symlink() or (path.exists() and not path.is_dir()):
         path.unlink()
     elif path.exists():
-        shutil.rmtree(path)
+        remove_tree(path)
     path.mkdir(parents=True)
     return path
 

@@ -286,6 +286,11 @@ with open(ws / "hide" / "blob", "wb") as f:
 os.chmod(ws / "hide", 0)
 used, count = hostfs.tree_usage(ws, 1000)
 print("used", used, flush=True)
+os.mkdir(ws / "half")                 # listed but not searchable: its entries cannot be stat'ed
+open(ws / "half" / "f", "w").close()
+os.chmod(ws / "half", 0o400)
+print("half", hostfs.tree_usage(ws, 1000)[0] == hostfs.UNREADABLE, flush=True)    # over any limit, no error
+os.chmod(ws / "half", 0o700)
 freeze = hostfs.DeadlineFreeze(ws)
 os.chmod(ws / "hide", 0)
 freeze.take()
@@ -318,6 +323,7 @@ def _non_root(root: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     used = int(proc.stdout.split("used ")[1].split()[0])
     assert used >= 3 << 20
+    assert "half True" in proc.stdout      # red team, session 27: a PermissionError out of tree_usage before
     assert "blob 3145728" in proc.stdout
 
 

@@ -64,6 +64,7 @@ from runner.resources import IMPORT_ROOT
 from runner.sandbox import Mount
 from runner.sandbox.confine import cli_folder_refusal
 from runner.sandbox.local import gateway_temp_dir
+from runner.sandbox.hostfs import remove_tree
 
 GATEWAY_PORT = 47813                   # the in-sandbox loopback port
 SOCKET_DIR_IN_SANDBOX = "/gauntlet/gateway"
@@ -463,7 +464,7 @@ class Gateway:
         with self.lock:
             self.transcript.close()
             self._summary_final = True
-        shutil.rmtree(self.socket_dir, ignore_errors=True)
+        remove_tree(self.socket_dir, ignore_errors=True)
 
     # bookkeeping
     def enter(self, delta: int) -> None:

@@ -36,6 +36,7 @@ from runner.sandbox.base import parse_size
 from runner.sandbox.confine import SYSTEM_DIRS, package_data, system_links_sys_and_gpus
 from runner.evaluator.build import COMPILER_ENV
 from runner.resources import IMPORT_ROOT
+from runner.sandbox.hostfs import remove_tree
 
 RUNNER_UID = 65534                  # the candidate's runner (and every runner in the namespace modes)
 BASELINE_UID = 65533                # the baseline's runner in setpriv mode: the judge tells them apart by uid
@@ -359,7 +360,7 @@ def choose(hidden, device: str, forbidden_write=(), allow_unisolated: bool = Fal
             probe_dir = Path(tempfile.mkdtemp(prefix=f"gauntlet-runner-probe-{mode}-"))
             prepare_workdir(probe_dir, mode)
             problem = iso.verify(probe_dir, tuple(Path(p) for p in forbidden_write))
-            shutil.rmtree(probe_dir, ignore_errors=True)
+            remove_tree(probe_dir, ignore_errors=True)
             if problem is None:
                 return iso
             failures.append(f"{mode}: {problem}")

@@ -123,6 +123,11 @@ class Evaluation:
         return cls(**{**_known(cls, data), "configs": configs})
 
 
+# Flags the attempt raises itself (runner/run/run.py), not its evaluation: kept when one is applied.
+UNRECORDED = "unrecorded_changes"
+ATTEMPT_FLAGS = (f"{UNRECORDED}:",)
+
+
 @dataclass
 class AttemptResult:
     """result.json of one attempt (one agent on one task)."""
@@ -192,7 +197,7 @@ class AttemptResult:
         self.timing_meaningful = evaluation.timing_meaningful
         self.timing_method = evaluation.timing_method
         self.timing_regime = evaluation.timing_regime
-        self.flags = list(evaluation.flags)
+        self.flags = [*(f for f in self.flags if f.startswith(ATTEMPT_FLAGS)), *evaluation.flags]
         drawn = evaluation.split("drawn")
         self.correct_drawn = evaluation.correct("drawn") if drawn else None
         self.speedup_drawn = evaluation.speedup("drawn") if drawn else None

@@ -19,6 +19,7 @@ from runner.results.result import read_json
 from runner.run.run import Run, RunOptions
 from runner.run.layout import attempt_dir_name
 from runner.tasks.task import load_task
+from runner.sandbox.hostfs import remove_tree
 
 
 class CheckError(RuntimeError):
@@ -74,7 +75,7 @@ def run_check(agent: str, *, backend: str = "local", out: Path | None = None, sc
         os.environ.clear()
         os.environ.update(saved)
         if out.resolve().parent != scratch.resolve():   # the run dir lives elsewhere: drop the scratch
-            shutil.rmtree(scratch, ignore_errors=True)
+            remove_tree(scratch, ignore_errors=True)
     adir = out / "attempts" / attempt_dir_name(task.id)
     diff = (adir / "diff.patch").read_text() if (adir / "diff.patch").is_file() else ""
     meter = read_json(adir / "agent" / "gateway.json") if (adir / "agent" / "gateway.json").is_file() else {}

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runner.results.result import read_json
+from runner.sandbox.hostfs import remove_tree
 
 
 class RunError(RuntimeError):
@@ -154,7 +155,7 @@ def prune_workspaces(run_dir: Path, dry_run: bool = False) -> list[str]:
     for workspace in sorted(run_dir.glob("attempts/*/workspace")):
         removed.append(f"workspace {workspace} ({tree_bytes(workspace):,} bytes)")
         if not dry_run:
-            shutil.rmtree(workspace, ignore_errors=True)
+            remove_tree(workspace, ignore_errors=True)
     return removed
 
 

@@ -27,7 +27,7 @@ from runner.run.gpupool import GpuPool, visible_env
 from runner.evaluator.isolation import HIDE_ENV
 from runner.agents.gateway import open_gateway
 from runner.agents.parsers import cap_log
-from runner.results.result import MAX_SPEEDUP, AttemptResult, Evaluation, read_json, write_json
+from runner.results.result import MAX_SPEEDUP, UNRECORDED, AttemptResult, Evaluation, read_json, write_json
 from runner.sandbox import Mount, ResourceLimits, SandboxesStopped, SandboxSpec, open_sandbox
 from runner.sandbox import stop_all as stop_all_sandboxes, stopping as sandboxes_stopping
 from runner.sandbox.docker import IMAGE_PYTHON, JUDGE_DIR
@@ -35,11 +35,12 @@ from runner.sandbox.local import phase_temp_dir, remove_run_temp
 from runner.tasks import configspace
 from runner.candidate import export_candidate
 from runner.tasks.task import Config, Task, default_tasks_root
-from runner.workspace import PatchError, Workspace, apply_patch, disarm_git
+from runner.workspace import PatchError, Workspace, apply_patch, disarm_git, shown
 from runner.resources import IMPORT_ROOT
 from runner.sandbox.confine import NEVER_LABEL
 from runner.run.layout import (RunError, RunLayout, attempt_dir_name, keep_previous, lock_run_dir, locked_run_dir,
                                read_manifest, tree_bytes)
+from runner.sandbox.hostfs import MAX_DEPTH, prune_deep, remove_tree
 
 EVAL_TIMEOUT_S = 1800
 AGENT_GRACE_S = 10
@@ -394,6 +395,8 @@ class Attempt:
     on_phase: PhaseCallback = no_phase
     # steps over the agent's data that failed and were passed over (Attempt._kept)
     notes: list[str] = field(default_factory=list)
+    # folders nested past hostfs.MAX_DEPTH in the agent's workspace, removed (Attempt._prune_deep)
+    pruned: list[str] = field(default_factory=list)
 
     def failed(self, exc: Exception) -> AttemptResult:
         result = self._new_result()
@@ -402,7 +405,7 @@ class Attempt:
 
     def _new_result(self) -> AttemptResult:
         if self.dir.exists():
-            shutil.rmtree(self.dir)  # an unfinished attempt from a killed run
+            remove_tree(self.dir)  # an unfinished attempt from a killed run
         self.dir.mkdir(parents=True)
         origin = self.task.origin
         return AttemptResult(task=self.task.id, category=self.task.category, agent=self.options.agent.name,
@@ -474,14 +477,26 @@ class Attempt:
         if outcome is not None:
             # read once the gateway has closed: a request the budget cut off has recorded itself by now
             self._kept("reading the agent's output", result, self._classify, spec, agent_dir, outcome, result)
-        self._kept("recording the agent's changes", result, self._record_changes, workspace, result)
+        self._kept("pruning the workspace's deepest folders", result, self._prune_deep, workspace)
+        recorded = self._kept("recording the agent's changes", result, self._record_changes, workspace, result)
+        if not recorded:     # no diff, no record: nothing an auditor or `gauntlet eval` could read back
+            result.flags.append(f"{UNRECORDED}: the agent's changes could not be recorded (harness-notes.txt): "
+                                "an attempt with no record of its diff does not pass")
         self._kept("disarming the workspace's git", result, disarm_git, workspace.path)
+        result.violations = sorted({*result.violations, *self.pruned})
 
     def _never_folders(self) -> str:
         """What the agent's sandbox must never bind (runner/sandbox/confine.py): the tasks root, each
         folder of this task, the run's output dir."""
         folders = [self.options.tasks_root, self.task.root, *self.task.bases, Path(self.run_id)]
         return os.pathsep.join(dict.fromkeys(str(Path(f).resolve()) for f in folders))
+
+    def _prune_deep(self, workspace: Workspace) -> None:
+        """Folders nested past hostfs.MAX_DEPTH are removed before anything walks the workspace (a
+        tree 1,500 deep hid an agent's diff from its record and the audit: red team, session 27);
+        each is a violation the audit quotes."""
+        self.pruned = [f"{shown(rel)} (folders nested past {MAX_DEPTH} levels: removed before the workspace "
+                       "was recorded)" for rel in prune_deep(workspace.path)]
 
     def _record_changes(self, workspace: Workspace, result: AttemptResult) -> None:
         adir = self.dir
@@ -490,11 +505,13 @@ class Attempt:
         (adir / "diff.patch").write_bytes(changes.patch_bytes())     # git's bytes: any name, any encoding
         result.workspace_bytes = tree_bytes(workspace.path)
 
-    def _kept(self, what: str, result: AttemptResult, step, *args) -> None:
+    def _kept(self, what: str, result: AttemptResult, step, *args) -> bool:
         """Run one step over the agent's data; an exception that is not the harness's (harness_fault)
-        is written to harness-notes.txt and the result's error, and the attempt goes on."""
+        is written to harness-notes.txt and the result's error, and the attempt goes on. True when
+        the step succeeded."""
         try:
             step(*args)
+            return True
         except Exception as exc:
             if harness_fault(exc) or sandboxes_stopping():
                 raise
@@ -502,6 +519,7 @@ class Attempt:
             with open(self.dir / "harness-notes.txt", "a", encoding="utf-8", errors="backslashreplace") as fh:
                 fh.write(line + "\n")
             self.notes.append(line)
+            return False
 
     @staticmethod
     def _required_env(spec: AgentSpec) -> dict[str, str]:
@@ -600,7 +618,7 @@ def evaluate_candidate(task: Task, candidate: Path | None, adir: Path, options: 
     from them too. `gpu`: the pool's device for this evaluation alone (GpuPool), else every visible one."""
     eval_dir = adir / "eval"
     if eval_dir.exists():
-        shutil.rmtree(eval_dir)
+        remove_tree(eval_dir)
     eval_dir.mkdir()
     local = options.backend == "local"
     judge_dir = "/gauntlet" if local else JUDGE_DIR     # under a 0700 tmpfs in a container
@@ -689,7 +707,7 @@ def draw_and_filter(task: Task, work_dir: Path, options: RunOptions) -> dict:
     n = options.unseen
     candidates = configspace.draw(task, 2 * n, options.seed, options.device)
     if work_dir.exists():
-        shutil.rmtree(work_dir)
+        remove_tree(work_dir)
     work_dir.mkdir(parents=True)
     evaluation = evaluate_candidate(task, None, work_dir, options, drawn=candidates, baseline_only=True)
     rows = {r.config: r for r in evaluation.split("drawn")}
@@ -784,12 +802,12 @@ def _reevaluate_all(run_dir: Path, options: RunOptions, tasks: dict[str, Task], 
         try:
             apply_patch(scratch, (adir / "diff.patch").read_bytes())
         except PatchError as exc:
-            shutil.rmtree(scratch, ignore_errors=True)
+            remove_tree(scratch, ignore_errors=True)
             raise RunError(f"{adir / 'diff.patch'}: does not apply to {task.id}'s files ({exc}); "
                            "this attempt cannot be re-evaluated") from None
         candidate = adir / "candidate"
         export_candidate(scratch, task.editable, candidate)
-        shutil.rmtree(scratch)
+        remove_tree(scratch)
         kept = keep_previous(adir)
         if on_phase:
             on_phase(f"{old.task}" + (f" k{old.attempt}" if old.attempt else "") + f" ({old.agent})",

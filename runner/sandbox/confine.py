@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runner.sandbox.base import SandboxSpec, parse_size
+from runner.sandbox.hostfs import remove_tree
 from runner.resources import IMPORT_ROOT
 
 AGENT_UID = 1000
@@ -352,7 +353,7 @@ def available() -> str | None:
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bubblewrap probe failed: {exc}"
     finally:
-        shutil.rmtree(probe, ignore_errors=True)
+        remove_tree(probe, ignore_errors=True)
 
 
 def refusal(kind: str) -> str | None:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import grp
 import io
 import os
-import shutil
 import socket
 import tarfile
 import threading
@@ -34,7 +33,7 @@ import uuid
 from pathlib import Path, PurePosixPath
 
 from runner.sandbox.base import ExecResult, ResourceLimits, SandboxSpec, parse_size
-from runner.sandbox.hostfs import DeadlineFreeze, DiskWatch, _lchown_tree, copy_path, pids_in_namespace_of
+from runner.sandbox.hostfs import DeadlineFreeze, DiskWatch, _lchown_tree, copy_path, pids_in_namespace_of, remove_tree
 
 MARKER = "GAUNTLET_SANDBOX_EXEC"
 AGENT_UID = 1000
@@ -514,7 +513,7 @@ class tempfile_dir:
         return self.path
 
     def __exit__(self, *exc):
-        shutil.rmtree(self.path, ignore_errors=True)
+        remove_tree(self.path, ignore_errors=True)
 
 
 def _copy(source: Path, target: Path) -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import stat
 import tempfile
 from pathlib import Path
@@ -109,6 +108,8 @@ def tree_usage(root: Path, stop_at_files: int) -> tuple[int, int]:
                         st = os.stat(name, dir_fd=fd, follow_symlinks=False)
                     except FileNotFoundError:
                         continue
+                    except OSError:        # a folder listed but not searchable (chmod 400), as root would not
+                        return UNREADABLE, count
                     if stat.S_ISDIR(st.st_mode):
                         try:
                             child = _open(name, fd, _DIR, stat.S_IRWXU)
@@ -269,14 +270,75 @@ def copy_tree(src: Path, dst: Path) -> list[str]:
 
 def _clear(name: str, dfd: int) -> None:
     """Remove what `name` is in the destination folder, a folder too (never through a link)."""
+    remove_tree(name, dir_fd=dfd)
+
+
+MAX_OPEN_DEPTH = 128      # remove_tree's open folders at most; a folder deeper is first moved up
+
+
+def remove_tree(path, dir_fd: int | None = None, ignore_errors: bool = False) -> None:
+    """Remove `path` (relative to dir_fd) and, a folder, everything in it; never through a link, with
+    no recursion and at most MAX_OPEN_DEPTH folders open however deep the tree: a folder that deep
+    below `path` is moved up into `path` itself first, so no descent or path grows with the depth.
+    Why: Python 3.11's shutil.rmtree and os.walk recurse once a level, and a folder an agent or a
+    candidate nests 1,500 deep raised RecursionError in the harness (red team, session 27: a failing
+    candidate's evaluation an infra_error, its run no longer resumable). Folders the owner (us)
+    cannot enter are given rwx back first (_open). `ignore_errors`: what cannot be removed stays."""
+    name = os.fspath(path)
     try:
-        st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        if not stat.S_ISDIR(st.st_mode):
+            os.unlink(name, dir_fd=dir_fd)
+            return
+        _grant(name, dir_fd, stat.S_IRWXU)
+        top = _open(name, dir_fd, _DIR, stat.S_IRWXU)
     except FileNotFoundError:
         return
-    if stat.S_ISDIR(st.st_mode):
-        shutil.rmtree(name, dir_fd=dfd)
-    else:
-        os.unlink(name, dir_fd=dfd)
+    except OSError:
+        if ignore_errors:
+            return
+        raise
+    moved, token = 0, os.urandom(4).hex()
+    levels = [(top, os.listdir(top), None)]          # (fd, names left, its name in the level above)
+    try:
+        while levels:
+            fd, names, own = levels[-1]
+            if not names:
+                levels.pop()
+                os.close(fd)
+                try:
+                    if levels:
+                        os.rmdir(own, dir_fd=levels[-1][0])
+                    else:
+                        os.rmdir(name, dir_fd=dir_fd)
+                except FileNotFoundError:
+                    pass
+                except OSError:
+                    if not ignore_errors:
+                        raise
+                continue
+            entry = names.pop()
+            try:
+                st = os.stat(entry, dir_fd=fd, follow_symlinks=False)
+                if not stat.S_ISDIR(st.st_mode):
+                    os.unlink(entry, dir_fd=fd)
+                elif len(levels) >= MAX_OPEN_DEPTH:    # up into the top folder, its walk begun anew there
+                    moved += 1
+                    up = f".gauntlet-removing-{token}-{moved}"
+                    os.rename(entry, up, src_dir_fd=fd, dst_dir_fd=top)
+                    levels[0][1].append(up)
+                else:
+                    _grant(entry, fd, stat.S_IRWXU)        # entered, listed and emptied: rwx (ours only)
+                    child = _open(entry, fd, _DIR, stat.S_IRWXU)
+                    levels.append((child, os.listdir(child), entry))
+            except FileNotFoundError:
+                continue
+            except OSError:
+                if not ignore_errors:
+                    raise
+    finally:
+        for fd, _names, _own in levels:
+            os.close(fd)
 
 
 def _copy_file(name: str, sfd: int, dfd: int, st: os.stat_result) -> None:
@@ -394,13 +456,51 @@ class DeadlineFreeze:
         finally:
             os.close(wfd)
         self.problems += copy_tree(self.copy, self.workdir)[:5]
-        make_removable(self.copy)
-        shutil.rmtree(self.copy, ignore_errors=True)
+        remove_tree(self.copy, ignore_errors=True)
         self.copy = None
         note = "gauntlet: the workspace is kept as it was when the budget ended; later edits are discarded"
         if self.problems:
             note += f" (not copied at the deadline: {'; '.join(self.problems)})"
         return note
+
+
+MAX_DEPTH = 64       # folders an agent's workspace keeps nested; a kernel task needs a handful
+
+
+def prune_deep(root: Path, max_depth: int = MAX_DEPTH) -> list[str]:
+    """Remove every folder nested more than `max_depth` levels below root (remove_tree), never
+    through a link; the relative paths of the folders removed (their first `max_depth` levels).
+    Run on an agent's workspace once nothing of the agent runs, before anything walks it: every
+    later walk (the record, the diff, the candidate's export, the permission and set-id passes) then
+    meets a tree of bounded depth, whatever Python's recursion does."""
+    removed: list[str] = []
+    try:
+        top = os.open(os.fspath(root), _DIR)
+    except OSError:
+        return removed
+    stack = [(top, "", 0)]
+    try:
+        while stack:
+            fd, where, depth = stack.pop()
+            try:
+                for name in os.listdir(fd):
+                    try:
+                        st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                        if not stat.S_ISDIR(st.st_mode):
+                            continue
+                        if depth + 1 > max_depth:
+                            remove_tree(name, dir_fd=fd, ignore_errors=True)
+                            removed.append(f"{where}{name}")
+                        else:
+                            stack.append((os.open(name, _DIR, dir_fd=fd), f"{where}{name}/", depth + 1))
+                    except OSError:
+                        continue
+            finally:
+                os.close(fd)
+    finally:
+        for fd, _where, _depth in stack:
+            os.close(fd)
+    return removed
 
 
 def drop_setid(root: Path) -> None:

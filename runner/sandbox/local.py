@@ -50,7 +50,7 @@ import psutil
 from runner.sandbox.base import ExecResult, SandboxSpec
 from runner.sandbox.cgroups import ExecGroup
 from runner.sandbox.confine import Confinement, DiskLimits, available
-from runner.sandbox.hostfs import DeadlineFreeze, DiskWatch, copy_path, drop_setid
+from runner.sandbox.hostfs import DeadlineFreeze, DiskWatch, copy_path, drop_setid, remove_tree
 
 # What an agent inherits from the host's environment: what a CLI needs to find its tools, locale,
 # terminal, GPU and CA bundle, and Gauntlet's own knobs. Never the rest: other vendors' API keys and
@@ -193,7 +193,7 @@ def phase_temp_dir(run_dir: Path, name: str, phase: str) -> Path:
     (root / TEMP_OWNER_FILE).write_text(str(Path(run_dir).resolve()))
     path = root / name / phase
     if path.exists():
-        shutil.rmtree(path)
+        remove_tree(path)
     path.mkdir(parents=True)
     return path
 
@@ -229,11 +229,11 @@ def _temp_folders() -> list[tuple[Path, str]]:
 
 def remove_run_temp(run_dir: Path) -> None:
     """The run's temp root and its gateways' socket folders (call it only when none is in use)."""
-    shutil.rmtree(run_temp_root(run_dir), ignore_errors=True)
+    remove_tree(run_temp_root(run_dir), ignore_errors=True)
     run_id = str(Path(run_dir).resolve())
     for folder, owner in _temp_folders():
         if owner == run_id and folder.name.startswith(GATEWAY_TEMP_PREFIX):
-            shutil.rmtree(folder, ignore_errors=True)
+            remove_tree(folder, ignore_errors=True)
 
 
 def gc(dry_run: bool = False, live=lambda run_dir: False) -> list[str]:
@@ -264,7 +264,7 @@ def gc(dry_run: bool = False, live=lambda run_dir: False) -> list[str]:
             continue
         removed.append(f"temp folder {root} of run {owner}")
         if not dry_run:
-            shutil.rmtree(root, ignore_errors=True)
+            remove_tree(root, ignore_errors=True)
     return removed
 
 

@@ -28,6 +28,7 @@ from runner.evaluator.judge.values import (Mismatch, TaskBroken, as_tuple, clone
                                            short_of_device_memory)
 from runner.results.result import MAX_SPEEDUP, ConfigResult, Evaluation
 from runner.tasks.task import Config, Task
+from runner.sandbox.hostfs import remove_tree
 
 
 # -- the evaluation ----------------------------------------------------------------------------------
@@ -781,7 +782,7 @@ def evaluate(task: Task, candidate_dir: Path | None, device: str, splits=("seen"
         if isinstance(witness, dram.Witness):     # (a note where it never became one)
             ended = witness.stop()
             trace_record(lambda: {"task": task.id, "dram_witness": ended})
-        shutil.rmtree(scratch, ignore_errors=True)
+        remove_tree(scratch, ignore_errors=True)
         phases.seconds["total"] = time.perf_counter() - started
         trace_record(lambda: {"task": task.id, "phases_s": dict(phases.seconds),
                               "process_offset": judge.offset_record if judge else {},

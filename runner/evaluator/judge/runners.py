@@ -24,7 +24,7 @@ from runner.evaluator.judge.procwatch import ProcessWatch
 from runner.evaluator.protocol import ProtocolError
 from runner.sandbox.base import ResourceLimits, parse_size
 from runner.sandbox.cgroups import ExecGroup, own_memory_limit
-from runner.sandbox.hostfs import DiskWatch
+from runner.sandbox.hostfs import DiskWatch, remove_tree
 
 
 class RunnerFailed(Exception):
@@ -460,7 +460,7 @@ class RunnerClient:
             if self.role == "candidate":      # markers first: take_calls consumes what is left
                 self.outside_findings += self.trace.after_exit(self.calls_made)
             self.calls_left = self.trace.take_calls()
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        remove_tree(self.workdir, ignore_errors=True)
 
 
 def interference(beside_ms: float, clean_ms: float, kind: str, clean_rounds=(), beside_round_count: int = 0) -> str | None:
