@@ -549,9 +549,16 @@ class RunnerGuard:
                 return
             try:
                 members = self.runner.members()
-                why = self.watch.check(members) or self._memory(members)
             except OSError:
                 continue
+            why = None
+            for check in (self.watch.check, self._memory):   # each on its own: one that cannot read
+                try:                                         # this look never blinds the other
+                    why = check(members)
+                except OSError:
+                    continue
+                if why:
+                    break
             if why:
                 self.reason = why
                 self.runner.kill()
