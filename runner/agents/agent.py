@@ -83,11 +83,10 @@ def parse_output(spec: "AgentSpec", agent_dir: Path, timed_out: bool, exit_code:
         # tokens are the meter's; what only the CLI counts (its turns) is kept beside them
         extra = {k: v for k, v in (claimed or {}).items() if k not in parsers.TOKEN_KEYS and k not in metered}
         report.usage, report.usage_source = {**metered, **extra}, "gateway"
-        priced = parsers.price(model, metered)
-        # the CLI's cost only where its usage is the gateway's: a stream that under-reports is priced
-        # by the table or not at all
-        agrees = claimed is not None and all(claimed.get(k, 0) == metered.get(k, 0) for k in parsers.TOKEN_KEYS)
-        report.cost_usd = priced if priced is not None else (report.cost_usd if agrees else None)
+        # the table's price of the meter's tokens, or none: never the CLI's own figure, which the
+        # agent writes, matching the meter it can read (gateway.json, in its read-only folder) and
+        # naming any cost it likes (red team, session 27: 150k tokens recorded as $0.0001)
+        report.cost_usd = parsers.price(model, metered)
     elif report.usage is not None:
         report.usage_source = "cli"
     return report

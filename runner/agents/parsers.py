@@ -38,6 +38,7 @@ import datetime as _dt
 import json
 import math
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,6 +85,11 @@ PRICES_PER_MTOK = {
     "gpt-5-nano": (0.05, 0.005, 0.0, 0.4),
     "gpt-5.2": (1.75, 0.175, 0.0, 14.0),
     "gpt-5.2-codex": (1.75, 0.175, 0.0, 14.0),
+    "claude-sonnet-4": (3.0, 0.3, 3.75, 15.0),
+    "claude-sonnet-4-5": (3.0, 0.3, 3.75, 15.0),
+    "claude-haiku-4-5": (1.0, 0.1, 1.25, 5.0),
+    "claude-opus-4-1": (15.0, 1.5, 18.75, 75.0),
+    "claude-opus-4-5": (5.0, 0.5, 6.25, 25.0),
 }
 
 # Lower-cased phrases of the CLI's final error message -> class, checked in this order (first match
@@ -272,7 +278,8 @@ def price(model: str | None, usage: dict) -> float | None:
     if extra:
         import tomllib
         table.update({k: tuple(v) for k, v in tomllib.loads(Path(extra).read_text()).items()})
-    rates = table.get(model) or table.get(model.split("/")[-1])
+    name = model.split("/")[-1]
+    rates = table.get(model) or table.get(name) or table.get(re.sub(r"-\d{8}$", "", name))   # a dated id
     if rates is None:
         return None
     p_in, p_read, p_write, p_out = rates

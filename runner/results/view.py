@@ -60,7 +60,9 @@ def leaderboard(attempts: list[Attempt]) -> list[dict]:
             "speedup": bootstrap_geomean(list(by_task.values())),
             **{f"fast_{p:g}": score.fast_p(scored, p) for p in FAST_P_SHOWN},
             "k": k, "pass_at_k": score.pass_at_k(scored, k),
-            "cost": sum(costs) if costs else None,
+            # a sum over some attempts would read as the whole: none unless every one is priced
+            "cost": sum(costs) if costs and len(costs) == len(group) else None,
+            "unpriced": len(group) - len(costs),
             "tokens": sum(u.get(t, 0) or 0 for u in usage for t in TOKEN_KEYS) or None,
             "agent_seconds": sum(seconds) if seconds else None,
             "infra_errors": sum(a.result.status == "infra_error" for a in group),

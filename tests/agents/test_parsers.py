@@ -284,3 +284,18 @@ def test_one_huge_answer_leaves_capped_logs(tmp_path):
     assert json.loads(lines[0])["subtype"] == "init"                  # the head: whole lines
     assert text.endswith(json.dumps(events[-1])[-1000:] + "\n")        # the tail: the stream's end
     assert not cap_log(out)                                            # already within the limit
+
+
+def test_the_cost_is_the_tables_price_of_the_meter_never_the_clis_own_figure(tmp_path):
+    """Red team, session 27: an agent read the meter (gateway.json, in its read-only folder), printed
+    a final event with the same tokens and `total_cost_usd: 0.0001`, and that figure was the cost."""
+    from runner.agents.agent import parse_output, resolve_agent
+    adir = tmp_path / "a"
+    metered = {"input_tokens": 200, "cache_read_tokens": 60, "cache_write_tokens": 40, "output_tokens": 14}
+    forged = claude_result(total_cost_usd=0.0001)
+    write(adir, [*CLAUDE_OK[:2], forged])
+    for model, expected in (("claude-sonnet-4-5-20250929", price("claude-sonnet-4-5", metered)), ("no-such-model", None)):
+        (adir / "gateway.json").write_text(json.dumps({"usage": metered, "by_model": {model: metered}}))
+        report = parse_output(resolve_agent("claude-code"), adir, False, 0)
+        assert report.usage_source == "gateway" and report.cost_usd == expected
+    assert price("claude-sonnet-4-5", metered) == pytest.approx((200 * 3.0 + 60 * 0.3 + 40 * 3.75 + 14 * 15.0) / 1e6)
