@@ -952,6 +952,9 @@ def _make_handler(gw: Gateway):
             streaming_request = bool(isinstance(request_json, dict) and request_json.get("stream"))
             idle = gw.config.get("idle_timeout_s", DEFAULT_IDLE_TIMEOUT_S)
             heard = [time.time()]      # when the upstream last sent anything (a request cut by the budget: stall_s)
+            # while a chunk is being written to the agent the wait is the agent's: an agent that stops
+            # reading a stream must not make it look silent (red team, session 27)
+            on_agent = [False]
             try:
                 conn, prefix = gw.upstream_connection()
                 conn.request(self.command, _strip_path_prefix(upstream_path, prefix), body=body, headers=headers)
@@ -991,7 +994,7 @@ def _make_handler(gw: Gateway):
                 if error_text:
                     entry["error"] = error_text
                 if entry["outcome"] == "aborted":
-                    entry.update(_silence(heard[0], idle))
+                    entry.update(_silence(heard[0], idle, on_agent[0]))
                 gw.log(entry)
             try:
                 if not meter.streaming:                      # JSON and errors: small, read whole
@@ -1032,6 +1035,7 @@ def _make_handler(gw: Gateway):
                             break
                         heard[0] = time.time()
                         meter.feed(data)
+                        on_agent[0] = True
                         try:
                             if chunked:
                                 self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
@@ -1041,6 +1045,8 @@ def _make_handler(gw: Gateway):
                         except OSError as exc:       # the agent hung up (or was killed)
                             error, outcome = f"agent side: {type(exc).__name__}: {exc}", "aborted"
                             raise
+                        on_agent[0] = False
+                        heard[0] = time.time()       # the upstream's silence starts once we read again
                     record()
                     if entry["outcome"] == "stalled":
                         # tell the CLI why, then end the connection without a terminal event: it
@@ -1066,10 +1072,12 @@ def _make_handler(gw: Gateway):
     return Handler
 
 
-def _silence(heard: float, idle_timeout_s: float) -> dict:
+def _silence(heard: float, idle_timeout_s: float, on_agent: bool = False) -> dict:
     """An aborted request's record of how long the upstream had been silent when it ended, beside the
-    idle timeout in force: a stall the budget cut short is the model API's failure (parsers.record_failure)."""
-    return {"silent_s": round(time.time() - heard, 3), "idle_timeout_s": idle_timeout_s}
+    idle timeout in force: a stall the budget cut short is the model API's failure (parsers.record_failure).
+    `on_agent`: it ended while the gateway was writing to the agent (the wait was the agent's)."""
+    return {"silent_s": round(time.time() - heard, 3), "idle_timeout_s": idle_timeout_s,
+            **({"waiting_on": "agent"} if on_agent else {})}
 
 
 def _stream_outcome(meter: SSEMeter, attempt_over: bool) -> str:

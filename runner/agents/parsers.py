@@ -153,10 +153,20 @@ def _error_code(record: dict) -> str:
 # of the agent's idle timeout (the gateway stops a stream at the whole of it): the budget ran out
 # while the model API was not answering, not while the model was working.
 STALL_IN_FLIGHT_SHARE = 0.5
+# A request that did not ask to stream is silent until its whole answer is ready: its silence is the
+# model working, and the attempt ending over it says nothing of the API (red team, session 27: a
+# failing agent that left one in flight for half its idle timeout was made an unscored infra_error).
+# It is a stall only past the longest a provider lets such a request run (Anthropic's API refuses
+# non-streaming requests expected to take longer than ten minutes).
+NON_STREAMED_STALL_S = 600.0
 
 
 def stalled_in_flight(record: dict) -> bool:
     silent, idle = record.get("silent_s"), record.get("idle_timeout_s")
+    if record.get("waiting_on") == "agent":          # ended while the agent was not reading its answer
+        return False
+    if record.get("stream") is False:
+        return isinstance(silent, (int, float)) and silent >= NON_STREAMED_STALL_S
     return (isinstance(silent, (int, float)) and isinstance(idle, (int, float)) and idle > 0
             and silent >= STALL_IN_FLIGHT_SHARE * idle)
 

@@ -37,6 +37,12 @@ def rec(status=200, outcome="complete", **kw):
     (rec(200, "aborted", silent_s=2.0, idle_timeout_s=120.0), None),    # the model was answering
     (rec(200, "aborted", silent_s=61.0, idle_timeout_s=120.0), "model_api"),  # a stall the budget cut short
     (rec(502, "aborted", silent_s=30.0, idle_timeout_s=40.0), "model_api"),   # no headers yet, 30 s in
+    # red team, session 27: a request that did not ask to stream is silent until its answer is whole
+    (rec(502, "aborted", silent_s=61.0, idle_timeout_s=120.0, stream=False), None),
+    (rec(502, "aborted", silent_s=601.0, idle_timeout_s=120.0, stream=False), "model_api"),   # past any provider's
+    (rec(200, "aborted", silent_s=61.0, idle_timeout_s=120.0, stream=True), "model_api"),
+    # ... and a stream the agent stopped reading: the gateway was blocked writing to it
+    (rec(200, "aborted", silent_s=61.0, idle_timeout_s=120.0, stream=True, waiting_on="agent"), None),
     (rec(400), None),                          # a bad request says nothing about the API's health
     (rec(200), None),
 ])
