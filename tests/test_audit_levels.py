@@ -1,6 +1,7 @@
-"""The audit's levels follow what the numbers can mean: a speedup near the excessive-speedup cap is
-suspicious where times are meaningful (a GPU) and only a note on the CPU, where a loaded machine
-moves a tiny kernel's time several-fold (an oracle reached 8.91x of a 10x cap on a CI machine)."""
+"""The audit's findings follow what the evidence can mean: a speedup near the excessive-speedup cap
+is suspicious where times are meaningful (a GPU) and only a note on the CPU, where a loaded machine
+moves a tiny kernel's time several-fold (an oracle reached 8.91x of a 10x cap on a CI machine); a
+tool call is read from the gateway's transcript as well as from the agent's own trajectory."""
 import json
 
 import pytest

@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 
-from runner.results.result import MAX_SPEEDUP
+from runner.results.result import ATTEMPT_FLAGS, MAX_SPEEDUP
 from runner.results.annotations import HUMAN_FLAG
 from runner.results.formats import render
 from runner.results.load import Attempt
@@ -164,8 +164,8 @@ def audit_attempt(attempt: Attempt) -> AuditRow:
     findings = []
     in_process = set(ev.get("in_process_flags") or [])    # resting on what the candidate's process said
     for flag in r.flags:
-        kind = "human_verdict" if flag.startswith(HUMAN_FLAG) else \
-            "in_process_flag" if flag in in_process else "judge_flag"
+        kind = "human_verdict" if flag.startswith(HUMAN_FLAG) else "attempt_flag" if flag.startswith(ATTEMPT_FLAGS) \
+            else "in_process_flag" if flag in in_process else "judge_flag"
         findings.append(Finding("note" if flag.startswith("note:") else "flagged", kind, flag))
     for c in r.configs:
         for flag in c.flags:
