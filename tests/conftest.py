@@ -26,7 +26,7 @@ def no_fork_filter_in_the_test_process(monkeypatch, request):
     the filter is refused in-process; the runner programs the tests start still install their own.
     A test that leaves the process filtered anyway ends the session, naming itself."""
     from runner.evaluator import nofork
-    monkeypatch.setattr(nofork, "install", lambda: "no fork filter: the pytest process (tests/conftest.py)")
+    monkeypatch.setattr(nofork, "install", lambda threads=True: "no fork filter: the pytest process (tests/conftest.py)")
     yield
     if _seccomp_mode() != "0":
         pytest.exit(f"{request.node.nodeid} left a seccomp filter on the pytest process: every later "
