@@ -340,7 +340,7 @@ def choose(hidden, device: str, forbidden_write=(), allow_unisolated: bool = Fal
     """The best mode that works here and passes the probe; IsolationError when none does (unless
     GAUNTLET_ALLOW_UNISOLATED=1, or `allow_unisolated`). `hidden`: the task's own paths; the suite's
     data (data_folders) is hidden as well."""
-    data = data_folders()
+    data, cores = data_folders(), judge_cores(device)
     hidden = tuple(sorted({Path(p).resolve() for p in hidden if p} | set(data)))
     failures = []
     forced = os.environ.get("GAUNTLET_RUNNER_ISOLATION")   # tests pin a mode
@@ -356,7 +356,7 @@ def choose(hidden, device: str, forbidden_write=(), allow_unisolated: bool = Fal
             if mode == "setpriv" and (not shutil.which("setpriv") or os.geteuid() != 0):
                 failures.append("setpriv: needs root and setpriv")
                 continue
-            iso = Isolation(mode, hidden, device, judge_cores=judge_cores(device), data=data)
+            iso = Isolation(mode, hidden, device, judge_cores=cores, data=data)
             probe_dir = Path(tempfile.mkdtemp(prefix=f"gauntlet-runner-probe-{mode}-"))
             prepare_workdir(probe_dir, mode)
             problem = iso.verify(probe_dir, tuple(Path(p) for p in forbidden_write))
@@ -365,7 +365,7 @@ def choose(hidden, device: str, forbidden_write=(), allow_unisolated: bool = Fal
                 return iso
             failures.append(f"{mode}: {problem}")
     if allow_unisolated or os.environ.get(UNISOLATED_ENV) == "1":
-        iso = Isolation("none", hidden, device, judge_cores=judge_cores(device), data=data)
+        iso = Isolation("none", hidden, device, judge_cores=cores, data=data)
         iso.notes.append("note: kernel runners NOT isolated (GAUNTLET_ALLOW_UNISOLATED=1): "
                          + "; ".join(failures)[:300])
         return iso

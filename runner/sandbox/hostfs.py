@@ -236,7 +236,7 @@ def copy_tree(src: Path, dst: Path) -> list[str]:
                 st = os.stat(name, dir_fd=sfd, follow_symlinks=False)
                 if stat.S_ISLNK(st.st_mode):
                     text = os.readlink(name, dir_fd=sfd)
-                    _clear(name, dfd)
+                    remove_tree(name, dir_fd=dfd)
                     os.symlink(text, name, dir_fd=dfd)
                 elif stat.S_ISDIR(st.st_mode):
                     child = _open(name, sfd, _DIR, stat.S_IRWXU)
@@ -247,7 +247,7 @@ def copy_tree(src: Path, dst: Path) -> list[str]:
                             os.mkdir(name, 0o700, dir_fd=dfd)
                         except FileExistsError:
                             if not stat.S_ISDIR(os.stat(name, dir_fd=dfd, follow_symlinks=False).st_mode):
-                                _clear(name, dfd)
+                                remove_tree(name, dir_fd=dfd)
                                 os.mkdir(name, 0o700, dir_fd=dfd)
                         cdfd = os.open(name, _DIR, dir_fd=dfd)
                     except BaseException:
@@ -266,11 +266,6 @@ def copy_tree(src: Path, dst: Path) -> list[str]:
             os.close(sfd)
             os.close(dfd)
     return problems
-
-
-def _clear(name: str, dfd: int) -> None:
-    """Remove what `name` is in the destination folder, a folder too (never through a link)."""
-    remove_tree(name, dir_fd=dfd)
 
 
 MAX_OPEN_DEPTH = 128      # remove_tree's open folders at most; a folder deeper is first moved up
@@ -299,8 +294,9 @@ def remove_tree(path, dir_fd: int | None = None, ignore_errors: bool = False) ->
             return
         raise
     moved, token = 0, os.urandom(4).hex()
-    levels = [(top, os.listdir(top), None)]          # (fd, names left, its name in the level above)
+    levels = [(top, [], None)]                       # (fd, names left, its name in the level above)
     try:
+        levels[0][1].extend(os.listdir(top))
         while levels:
             fd, names, own = levels[-1]
             if not names:
@@ -329,8 +325,8 @@ def remove_tree(path, dir_fd: int | None = None, ignore_errors: bool = False) ->
                     levels[0][1].append(up)
                 else:
                     _grant(entry, fd, stat.S_IRWXU)        # entered, listed and emptied: rwx (ours only)
-                    child = _open(entry, fd, _DIR, stat.S_IRWXU)
-                    levels.append((child, os.listdir(child), entry))
+                    levels.append((_open(entry, fd, _DIR, stat.S_IRWXU), [], entry))
+                    levels[-1][1].extend(os.listdir(levels[-1][0]))     # closed by `finally` if this fails
             except FileNotFoundError:
                 continue
             except OSError:
@@ -356,7 +352,7 @@ def copy_path(src: Path, dst: Path) -> list[str]:
     dfd = os.open(os.fspath(Path(dst).parent), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         if stat.S_ISLNK(st.st_mode):
-            _clear(Path(dst).name, dfd)
+            remove_tree(Path(dst).name, dir_fd=dfd)
             os.symlink(os.readlink(src), Path(dst).name, dir_fd=dfd)
         elif stat.S_ISREG(st.st_mode):
             _copy_file_as(Path(src).name, pfd, Path(dst).name, dfd, st)
@@ -372,7 +368,7 @@ def _copy_file_as(name: str, sfd: int, out_name: str, dfd: int, st: os.stat_resu
     fd = _open(name, sfd, _FILE, stat.S_IRUSR)
     try:
         fst = _same(fd, st)
-        _clear(out_name, dfd)
+        remove_tree(out_name, dir_fd=dfd)
         out = os.open(out_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
                       dir_fd=dfd)
         with open(out, "wb") as fo:
@@ -452,7 +448,7 @@ class DeadlineFreeze:
         wfd = os.open(os.fspath(self.workdir), _DIR)
         try:
             for name in os.listdir(wfd):
-                _clear(name, wfd)
+                remove_tree(name, dir_fd=wfd)
         finally:
             os.close(wfd)
         self.problems += copy_tree(self.copy, self.workdir)[:5]
